@@ -1,0 +1,98 @@
+# qosim build. `make` builds build/libqosim.a and build/qosim; `make check`
+# runs the whole suite (unit, CLI end-to-end, cachegrind comparisons, the same
+# under ASan+UBSan, and a fuzz smoke run); `make help` lists the rest.
+
+CC      ?= cc
+CLANG   ?= clang
+SAN     ?= 0
+BUILD   ?= build
+ifeq ($(SAN),1)
+BUILD   := build/san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+
+CFLAGS  ?= -O2 -g
+ALLCFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) $(SANFLAGS) \
+            -Iinclude -Isrc -MMD -MP
+LDLIBS  = -llzma
+
+LIB_SRC  := $(sort $(wildcard src/util/*.c src/sim/*.c src/hw/*.c src/drv/*.c))
+CLI_SRC  := $(sort $(wildcard src/cli/*.c))
+TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TESTS    := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZERS  := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+
+.PHONY: all check test test-san fuzz fuzz-smoke format format-check bench demo clean help
+
+all: $(BUILD)/qosim $(TESTS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -c $< -o $@
+
+$(BUILD)/libqosim.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/qosim: $(CLI_OBJ) $(BUILD)/libqosim.a
+	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libqosim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -o $@ $< $(BUILD)/libqosim.a $(LDLIBS) -lcmocka
+
+# libFuzzer harnesses: clang, with the library built in alongside.
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+	@mkdir -p $(dir $@)
+	$(CLANG) -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc \
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  -o $@ $< $(LIB_SRC) $(LDLIBS)
+
+fuzz: $(FUZZERS)
+
+# Everything: the suite in the normal build, again under sanitizers, then fuzzing.
+check: all
+	tests/run.sh build
+	$(MAKE) SAN=1 all
+	tests/run.sh build/san
+	$(MAKE) fuzz
+	tests/fuzz/smoke.sh
+	tests/summary.sh
+
+test: all
+	tests/run.sh $(BUILD) && tests/summary.sh
+
+test-san:
+	$(MAKE) SAN=1 all && tests/run.sh build/san && tests/summary.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+format-check:
+	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+
+bench: all
+	bench/cachesim.sh
+
+# The README's main job: record a real program and replay it.
+demo: all
+	$(BUILD)/qosim trace record -o $(BUILD)/demo.lackey -- sort -n /etc/services
+	$(BUILD)/qosim cachesim --I1=32768,8,64 --D1=32768,8,64 --LL=2097152,16,64 $(BUILD)/demo.lackey
+
+clean:
+	rm -rf build
+
+help:
+	@echo "make            build build/qosim and the unit tests"
+	@echo "make check      the whole test suite (normal, ASan+UBSan, fuzz smoke)"
+	@echo "make test       the suite in the normal build only"
+	@echo "make demo       record 'sort' with valgrind and replay it"
+	@echo "make bench      cachesim throughput benchmark (bench/cachesim.sh)"
+	@echo "make fuzz       build the libFuzzer harnesses (build/fuzz/)"
+	@echo "make format     apply .clang-format"
+
+-include $(shell find build -name '*.d' 2>/dev/null)

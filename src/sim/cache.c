@@ -1,0 +1,204 @@
+#include "cache.h"
+
+#include "util/bits.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* qosim's bound on one cache: 2^24 lines, i.e. 256 MiB of line metadata. */
+#define CACHE_MAX_LINES (1ull << 24)
+
+static int geom_field(const char **p, uint64_t *out, int last)
+{
+    const char *s = *p;
+    if (*s < '0' || *s > '9')
+        return -1;
+    uint64_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (uint64_t)(*s - '0');
+    }
+    if (last ? *s != '\0' : *s != ',')
+        return -1;
+    *p = last ? s : s + 1;
+    *out = v;
+    return 0;
+}
+
+int cache_geom_parse(const char *s, struct cache_geom *g, struct err *e)
+{
+    uint64_t size, assoc, line;
+    const char *p = s;
+    if (geom_field(&p, &size, 0) || geom_field(&p, &assoc, 0) || geom_field(&p, &line, 1))
+        return err_set(e, -QOSIM_EGEOM,
+                       "'%s': expected SIZE,ASSOC,LINE as three decimal numbers of bytes, ways "
+                       "and bytes (for example 32768,8,64)",
+                       s);
+    if (assoc > UINT32_MAX || line > UINT32_MAX)
+        return err_set(e, -QOSIM_EGEOM, "'%s': associativity or line size out of range", s);
+    g->size = size;
+    g->assoc = (uint32_t)assoc;
+    g->line = (uint32_t)line;
+    return cache_geom_check(g, e);
+}
+
+int cache_geom_check(const struct cache_geom *g, struct err *e)
+{
+    unsigned long long size = g->size, assoc = g->assoc, line = g->line;
+    if (!assoc)
+        return err_set(e, -QOSIM_EGEOM, "associativity must be at least 1");
+    if (!line)
+        return err_set(e, -QOSIM_EGEOM, "line size must be at least 1");
+    /* cachegrind's checks, in cachegrind's order. */
+    if (size % (line * assoc) || !bits_is_pow2(size / line / assoc))
+        return err_set(e, -QOSIM_EGEOM,
+                       "size %llu / (line %llu x assoc %llu) is not a power-of-two number of sets",
+                       size, line, assoc);
+    if (!bits_is_pow2(line))
+        return err_set(e, -QOSIM_EGEOM, "line size %llu is not a power of two", line);
+    if (line < CACHE_MIN_LINE)
+        return err_set(e, -QOSIM_EGEOM,
+                       "line size %llu is below %d bytes (an instruction could span three lines)",
+                       line, CACHE_MIN_LINE);
+    if (size <= line)
+        return err_set(e, -QOSIM_EGEOM, "size %llu is not larger than the line size %llu", size,
+                       line);
+    if (assoc > size / line)
+        return err_set(e, -QOSIM_EGEOM, "associativity %llu exceeds size / line = %llu", assoc,
+                       size / line);
+    if (assoc > CACHE_MAX_ASSOC)
+        return err_set(e, -QOSIM_EGEOM, "associativity %llu exceeds qosim's limit of %d ways",
+                       assoc, CACHE_MAX_ASSOC);
+    if (size / line > CACHE_MAX_LINES)
+        return err_set(e, -QOSIM_EGEOM, "%llu lines exceed qosim's limit of %llu lines per cache",
+                       size / line, CACHE_MAX_LINES);
+    return 0;
+}
+
+int cache_init(struct cache *c, const char *name, const struct cache_geom *g,
+               const struct repl_ops *repl, struct err *e)
+{
+    memset(c, 0, sizeof *c);
+    int rc = cache_geom_check(g, e);
+    if (rc)
+        return rc;
+    const char *why = repl->check ? repl->check(g->assoc) : NULL;
+    if (why)
+        return err_set(e, -QOSIM_EGEOM, "%s: policy %s: %s", name, repl->name, why);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->g = *g;
+    c->sets = (uint32_t)(g->size / g->line / g->assoc);
+    c->set_mask = c->sets - 1;
+    c->line_bits = bits_log2(g->line);
+    c->all_ways = bits_mask(g->assoc);
+    c->repl = repl;
+    c->lru = repl == &repl_lru;
+    c->lines = malloc((size_t)c->sets * g->assoc * sizeof *c->lines);
+    c->set_state = calloc(c->sets, sizeof *c->set_state);
+    if (!c->lines || !c->set_state) {
+        cache_free(c);
+        return err_set(e, -QOSIM_ENOMEM, "%s: cannot allocate %llu lines", name,
+                       (unsigned long long)c->sets * g->assoc);
+    }
+    cache_reset(c);
+    return 0;
+}
+
+void cache_free(struct cache *c)
+{
+    free(c->lines);
+    free(c->set_state);
+    c->lines = NULL;
+    c->set_state = NULL;
+}
+
+void cache_reset(struct cache *c)
+{
+    for (uint32_t s = 0; s < c->sets; s++) {
+        struct cache_line *set = cache_set(c, s);
+        for (uint32_t i = 0; i < c->g.assoc; i++)
+            set[i] = (struct cache_line){.tag = CACHE_TAG_INVALID, .way = (uint8_t)i};
+    }
+    memset(c->set_state, 0, c->sets * sizeof *c->set_state);
+    c->repl->reset(c);
+}
+
+int cache_find(const struct cache *c, uint64_t block)
+{
+    const struct cache_line *set = cache_set(c, (uint32_t)block & c->set_mask);
+    for (uint32_t i = 0; i < c->g.assoc; i++)
+        if (set[i].tag == block)
+            return (int)i;
+    return -1;
+}
+
+/* Empty ways are used before anything is evicted, as in hardware; the last
+ * empty one is taken so that LRU, which keeps empty entries at the bottom,
+ * behaves exactly like cachegrind's shift-down insertion. */
+static unsigned cache_pick(struct cache *c, uint32_t s, uint64_t mask)
+{
+    const struct cache_line *set = cache_set(c, s);
+    for (uint32_t i = c->g.assoc; i-- > 0;)
+        if (set[i].tag == CACHE_TAG_INVALID && cache_way_allowed(mask, set[i].way))
+            return i;
+    return c->repl->victim(c, s, mask);
+}
+
+static void cache_fill_at(struct cache *c, uint32_t s, unsigned i, uint64_t block, unsigned flags,
+                          uint16_t owner, struct cache_victim *v)
+{
+    struct cache_line *l = &cache_set(c, s)[i];
+    v->valid = l->tag != CACHE_TAG_INVALID;
+    v->tag = l->tag;
+    v->owner = l->owner;
+    v->flags = l->flags;
+    l->tag = block;
+    l->owner = owner;
+    l->flags = (uint8_t)flags;
+    c->repl->fill(c, s, i);
+}
+
+int cache_ref_slow(struct cache *c, uint64_t block, unsigned dirty, uint16_t owner, uint64_t mask,
+                   struct cache_victim *v)
+{
+    uint32_t s = (uint32_t)block & c->set_mask;
+    struct cache_line *set = cache_set(c, s);
+    v->valid = 0;
+    for (uint32_t i = 0; i < c->g.assoc; i++) {
+        if (set[i].tag == block) {
+            set[i].flags |= (uint8_t)dirty;
+            c->repl->hit(c, s, i);
+            return 1;
+        }
+    }
+    if (mask & c->all_ways)
+        cache_fill_at(c, s, cache_pick(c, s, mask), block, dirty, owner, v);
+    return 0;
+}
+
+void cache_insert(struct cache *c, uint64_t block, unsigned flags, uint16_t owner, uint64_t mask,
+                  struct cache_victim *v)
+{
+    uint32_t s = (uint32_t)block & c->set_mask;
+    v->valid = 0;
+    if (mask & c->all_ways)
+        cache_fill_at(c, s, cache_pick(c, s, mask), block, flags, owner, v);
+}
+
+int cache_invalidate(struct cache *c, uint64_t block, struct cache_victim *v)
+{
+    int i = cache_find(c, block);
+    v->valid = 0;
+    if (i < 0)
+        return 0;
+    uint32_t s = (uint32_t)block & c->set_mask;
+    struct cache_line *l = &cache_set(c, s)[i];
+    *v = (struct cache_victim){.tag = l->tag, .owner = l->owner, .flags = l->flags, .valid = 1};
+    l->tag = CACHE_TAG_INVALID;
+    l->flags = 0;
+    l->owner = 0;
+    c->repl->invalidate(c, s, (unsigned)i);
+    return 1;
+}

@@ -1,0 +1,20 @@
+/* The one table of replacement policies: adding one is a new repl_*.c file
+ * and a line here. */
+#include "repl.h"
+
+#include <string.h>
+
+static const struct repl_ops *const repl_table[] = {&repl_lru, &repl_plru, &repl_srrip};
+
+const struct repl_ops *repl_at(unsigned n)
+{
+    return n < sizeof repl_table / sizeof repl_table[0] ? repl_table[n] : NULL;
+}
+
+const struct repl_ops *repl_find(const char *name)
+{
+    for (unsigned i = 0; repl_at(i); i++)
+        if (!strcmp(repl_at(i)->name, name))
+            return repl_at(i);
+    return NULL;
+}

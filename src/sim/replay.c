@@ -1,0 +1,17 @@
+#include "replay.h"
+
+#define REPLAY_BATCH 4096
+
+int replay_trace(struct hier *h, struct trace *t, uint64_t *records)
+{
+    static struct trace_rec r[REPLAY_BATCH];
+    *records = 0;
+    for (;;) {
+        long n = trace_read(t, r, REPLAY_BATCH);
+        if (n <= 0)
+            return (int)n;
+        for (long i = 0; i < n; i++)
+            hier_access(h, r[i].kind, r[i].addr, r[i].size);
+        *records += (uint64_t)n;
+    }
+}
