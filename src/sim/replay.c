@@ -1,6 +1,7 @@
 #include "replay.h"
 
-#define REPLAY_BATCH 4096
+/* 1024 records are 16 KiB: the batch stays in the host L1 between parse and simulation. */
+#define REPLAY_BATCH 1024
 
 int replay_trace(struct hier *h, struct trace *t, uint64_t *records)
 {
