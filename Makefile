@@ -6,8 +6,9 @@ CC      ?= cc
 CLANG   ?= clang
 SAN     ?= 0
 BUILD   ?= build
+O       := $(BUILD)
 ifeq ($(SAN),1)
-BUILD   := build/san
+O       := $(BUILD)/san
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
 
@@ -21,29 +22,29 @@ CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
-CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
-TESTS    := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(O)/%.o)
+TESTS    := $(TEST_SRC:tests/unit/%.c=$(O)/tests/%)
 FUZZERS  := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 
 .PHONY: all check test test-san fuzz fuzz-smoke format format-check bench demo clean help
 
-all: $(BUILD)/qosim $(TESTS)
+all: $(O)/qosim $(TESTS)
 
-$(BUILD)/%.o: %.c
+$(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -c $< -o $@
 
-$(BUILD)/libqosim.a: $(LIB_OBJ)
+$(O)/libqosim.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/qosim: $(CLI_OBJ) $(BUILD)/libqosim.a
+$(O)/qosim: $(CLI_OBJ) $(O)/libqosim.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libqosim.a
+$(O)/tests/%: tests/unit/%.c $(O)/libqosim.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) -o $@ $< $(BUILD)/libqosim.a $(LDLIBS) -lcmocka
+	$(CC) $(ALLCFLAGS) -o $@ $< $(O)/libqosim.a $(LDLIBS) -lcmocka
 
 # libFuzzer harnesses: clang, with the library built in alongside.
 build/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
@@ -56,6 +57,7 @@ fuzz: $(FUZZERS)
 
 # Everything: the suite in the normal build, again under sanitizers, then fuzzing.
 check: all
+	rm -f build/test-results
 	tests/run.sh build
 	$(MAKE) SAN=1 all
 	tests/run.sh build/san
@@ -64,7 +66,7 @@ check: all
 	tests/summary.sh
 
 test: all
-	tests/run.sh $(BUILD) && tests/summary.sh
+	tests/run.sh $(O) && tests/summary.sh
 
 test-san:
 	$(MAKE) SAN=1 all && tests/run.sh build/san && tests/summary.sh
@@ -80,8 +82,8 @@ bench: all
 
 # The README's main job: record a real program and replay it.
 demo: all
-	$(BUILD)/qosim trace record -o $(BUILD)/demo.lackey -- sort -n /etc/services
-	$(BUILD)/qosim cachesim --I1=32768,8,64 --D1=32768,8,64 --LL=2097152,16,64 $(BUILD)/demo.lackey
+	$(O)/qosim trace record -o $(O)/demo.lackey -- sort -n /etc/services
+	$(O)/qosim cachesim --I1=32768,8,64 --D1=32768,8,64 --LL=2097152,16,64 $(O)/demo.lackey
 
 clean:
 	rm -rf build

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define CACHE_TAG_INVALID UINT64_MAX
-#define CACHE_MAX_ASSOC   255 /* the way index is a byte */
+#define CACHE_MAX_ASSOC   256 /* the way index is a byte */
 #define CACHE_MIN_LINE    16  /* cachegrind's minimum: an instruction spans at most two lines */
 
 enum { CACHE_F_DIRTY = 1 };

@@ -1,0 +1,28 @@
+# Helpers for end-to-end tests: TAP-like "ok NAME" / "not ok NAME" lines that
+# tests/run.sh counts. $QOSIM is the binary under test.
+: "${QOSIM:?QOSIM must name the qosim binary}"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+DATA=$(cd "$(dirname "${BASH_SOURCE[0]}")/../data" && pwd)
+
+ok() { echo "ok $*"; }
+notok() { echo "not ok $1"; shift; [ $# -gt 0 ] && printf '  %s\n' "$@"; }
+
+# expect NAME WANT_RC CMD... : runs CMD, keeps stdout in $TMP/out and stderr in $TMP/err.
+expect() {
+    local name=$1 want=$2
+    shift 2
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    if [ "$rc" -eq "$want" ]; then ok "$name"; else notok "$name" "exit $rc, wanted $want" "$(head -5 "$TMP/err")"; fi
+}
+
+# has NAME FILE REGEX : FILE contains a line matching REGEX.
+has() {
+    if grep -qE -- "$3" "$2"; then ok "$1"; else notok "$1" "no line matching '$3' in:" "$(head -5 "$2")"; fi
+}
+
+# same NAME A B : A equals B.
+same() {
+    if [ "$2" = "$3" ]; then ok "$1"; else notok "$1" "got '$2'" "want '$3'"; fi
+}
