@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #define ERR_NAME(n, m) "QOSIM_E" #n,
 #define ERR_MSG(n, m)  m,
@@ -29,10 +30,13 @@ const char *qosim_strerror(int code)
 int err_set(struct err *e, int code, const char *fmt, ...)
 {
     if (e) {
+        /* Format aside first: callers prefix a location to e->msg itself. */
+        char msg[sizeof e->msg];
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+        vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
+        memcpy(e->msg, msg, sizeof msg);
         e->code = code;
     }
     return code;
