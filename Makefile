@@ -80,10 +80,9 @@ format-check:
 bench: all
 	bench/cachesim.sh
 
-# The README's main job: record a real program and replay it.
+# The README's main job: record a real program, replay it, compare with cachegrind.
 demo: all
-	$(O)/qosim trace record -o $(O)/demo.lackey -- sort -n /etc/services
-	$(O)/qosim cachesim --I1=32768,8,64 --D1=32768,8,64 --LL=2097152,16,64 $(O)/demo.lackey
+	QOSIM=$(O)/qosim scripts/demo.sh
 
 clean:
 	rm -rf build
@@ -92,7 +91,7 @@ help:
 	@echo "make            build build/qosim and the unit tests"
 	@echo "make check      the whole test suite (normal, ASan+UBSan, fuzz smoke)"
 	@echo "make test       the suite in the normal build only"
-	@echo "make demo       record 'sort' with valgrind and replay it"
+	@echo "make demo       record 'sort' with valgrind, replay it, compare with cachegrind"
 	@echo "make bench      cachesim throughput benchmark (bench/cachesim.sh)"
 	@echo "make fuzz       build the libFuzzer harnesses (build/fuzz/)"
 	@echo "make format     apply .clang-format"
