@@ -14,8 +14,9 @@ for t in "$build"/tests/test_*; do
     [ -x "$t" ] || continue
     out=$("$t" 2>&1)
     rc=$?
-    p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-    f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+    # cmocka's stdout and stderr interleave: find its totals anywhere on a line.
+    p=$(printf '%s\n' "$out" | grep -o '\[  PASSED  \] [0-9]* test' | tail -1 | tr -dc 0-9)
+    f=$(printf '%s\n' "$out" | grep -o '\[  FAILED  \] [0-9]* test' | tail -1 | tr -dc 0-9)
     p=${p:-0} f=${f:-0}
     [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1   # a crash or abort counts as a failure
     if [ "$f" -ne 0 ]; then printf '%s\n' "$out" | grep -E 'FAIL|ERROR|error|Assert|Sanitizer' | head -20; fi
