@@ -33,8 +33,13 @@ int hier_init(struct hier *h, const struct hier_config *cfg, struct err *e)
         int rc = cache_init(&h->c[i], hier_cache_name[i], &cfg->geom[i], cfg->repl, e);
         if (rc) {
             hier_free(h);
-            return rc == -QOSIM_EGEOM && e ? err_set(e, rc, "%s: %s", hier_cache_name[i], e->msg)
-                                           : rc;
+            /* A policy's refusal already starts with the cache's name (cache_init
+             * names it): not named twice ("LL: LL: policy plru: ..."). */
+            size_t n = strlen(hier_cache_name[i]);
+            if (rc != -QOSIM_EGEOM || !e ||
+                (!strncmp(e->msg, hier_cache_name[i], n) && e->msg[n] == ':'))
+                return rc;
+            return err_set(e, rc, "%s: %s", hier_cache_name[i], e->msg);
         }
         if (cfg->geom[i].line < h->clamp)
             h->clamp = cfg->geom[i].line;
@@ -62,7 +67,7 @@ void hier_free(struct hier *h)
 static void hier_victim(struct hier *h, unsigned side, unsigned k, const struct cache_victim *v);
 
 /* Writes a dirty victim of level k into level k+1 (or memory). */
-static void hier_writeback(struct hier *h, unsigned side, unsigned k, uint64_t block)
+static void hier_writeback(struct hier *h, unsigned side, unsigned k, const struct cache_victim *d)
 {
     if (k + 1 >= h->depth) {
         h->mem_writes++;
@@ -72,8 +77,14 @@ static void hier_writeback(struct hier *h, unsigned side, unsigned k, uint64_t b
         return;
     unsigned n = h->path[side][k + 1];
     struct cache_victim v;
-    if (!cache_ref(&h->c[n], block, CACHE_F_DIRTY, h->owner, h->mask[n], &v) && v.valid)
+    /* The line keeps the monitoring tag it had, not the displacing request's. */
+    if (cache_ref(&h->c[n], d->tag, CACHE_F_DIRTY, d->owner, h->mask[n], &v))
+        return;
+    if (v.valid)
         hier_victim(h, side, k + 1, &v);
+    else if (!(h->mask[n] & h->c[n].all_ways))
+        hier_writeback(h, side, k + 1, d); /* level k+1 may not allocate: the data goes on down
+                                              rather than vanishing */
 }
 
 /* Removes block from every cache above level k (both sides share L2 and LL). */
@@ -99,45 +110,71 @@ static void hier_victim(struct hier *h, unsigned side, unsigned k, const struct 
     unsigned idx = h->path[side][k];
     if (k > 0 && h->incl == HIER_INCLUSIVE)
         hier_back_invalidate(h, k, v->tag);
+    /* Counted in every mode, exclusive included: writebacks are the dirty
+     * lines this cache evicted (hier.h), whether or not the line moves whole. */
+    if (v->flags & CACHE_F_DIRTY)
+        h->st[idx].writebacks++;
     if (k + 1 < h->depth && h->incl == HIER_EXCLUSIVE) {
-        /* The level below holds exactly what falls out of this one. */
-        unsigned n = h->path[side][k + 1];
+        /* The level below holds exactly what falls out of this one; a level
+         * the class may not allocate in is passed over, so a dirty line is
+         * never dropped. */
+        unsigned j = k + 1;
+        while (j < h->depth && !(h->mask[h->path[side][j]] & h->c[h->path[side][j]].all_ways))
+            j++;
+        if (j == h->depth) {
+            h->mem_writes += (v->flags & CACHE_F_DIRTY) != 0;
+            return;
+        }
+        /* The other L1 may have put the same line below already (code read as
+         * data): merge into that entry instead of making a second copy. */
+        for (unsigned m = k + 1; m < h->depth; m++) {
+            struct cache *c = &h->c[h->path[side][m]];
+            int i = cache_find(c, v->tag);
+            if (i >= 0) {
+                cache_set(c, (uint32_t)v->tag & c->set_mask)[i].flags |= v->flags;
+                return;
+            }
+        }
+        struct cache *c = &h->c[h->path[side][j]];
         struct cache_victim v2;
-        cache_insert(&h->c[n], v->tag, v->flags, v->owner, h->mask[n], &v2);
+        cache_insert(c, v->tag, v->flags, v->owner, h->mask[h->path[side][j]], &v2);
         if (v2.valid)
-            hier_victim(h, side, k + 1, &v2);
+            hier_victim(h, side, j, &v2);
         return;
     }
-    if (v->flags & CACHE_F_DIRTY) {
-        h->st[idx].writebacks++;
-        hier_writeback(h, side, k, v->tag);
-    }
+    if (v->flags & CACHE_F_DIRTY)
+        hier_writeback(h, side, k, v);
 }
 
-/* One line at level k; returns 1 on a hit. */
-static int hier_line(struct hier *h, unsigned side, unsigned k, uint64_t block, unsigned dirty)
+/* One line at level k; returns 1 on a hit. A victim of an exclusive L1 is
+ * left in *held: it may go down only after the levels below were looked up. */
+static int hier_line(struct hier *h, unsigned side, unsigned k, uint64_t block, unsigned dirty,
+                     struct cache_victim *held)
 {
     unsigned idx = h->path[side][k];
     struct cache *c = &h->c[idx];
     struct cache_victim v;
     if (k > 0 && h->incl == HIER_EXCLUSIVE) {
-        /* The line moves up: the level above already took it in; keep its dirt. */
-        if (!cache_invalidate(c, block, &v)) {
+        /* The line moves up into L1, the only level an exclusive miss fills
+         * (the level just above may be an L2 that never took it in); keep its
+         * dirt. Where L1 could not allocate (mask), it stays here. */
+        struct cache *up = &h->c[h->path[side][0]];
+        int i = cache_find(up, block);
+        int hit = i < 0 ? cache_ref(c, block, 0, h->owner, 0, &v) : cache_invalidate(c, block, &v);
+        if (!hit) {
             h->mem_reads += k + 1 == h->depth;
             return 0;
         }
-        if (v.flags & CACHE_F_DIRTY) {
-            struct cache *up = &h->c[h->path[side][k - 1]];
-            int i = cache_find(up, block);
-            if (i >= 0)
-                cache_set(up, (uint32_t)block & up->set_mask)[i].flags |= CACHE_F_DIRTY;
-        }
+        if (i >= 0 && (v.flags & CACHE_F_DIRTY))
+            cache_set(up, (uint32_t)block & up->set_mask)[i].flags |= CACHE_F_DIRTY;
         return 1;
     }
     int hit = cache_ref(c, block, dirty, h->owner, h->mask[idx], &v);
     if (!hit) {
         h->mem_reads += k + 1 == h->depth;
-        if (v.valid)
+        if (v.valid && h->incl == HIER_EXCLUSIVE)
+            *held = v;
+        else if (v.valid)
             hier_victim(h, side, k, &v);
     }
     return hit;
@@ -150,19 +187,26 @@ unsigned hier_access_slow(struct hier *h, unsigned kind, uint64_t addr, uint32_t
     unsigned dirty = (kind == HIER_STORE || kind == HIER_MODIFY) ? CACHE_F_DIRTY : 0;
     uint32_t n = size - 1 < h->clamp ? size : (size ? h->clamp : 1);
     uint64_t last = addr + n - 1;
-    for (unsigned k = 0; k < h->depth; k++) {
+    /* Exclusive L1 victims, inserted below once the lookups are done: put in
+     * first, one could evict the very line this access is about to find there. */
+    struct cache_victim held[2] = {{.valid = 0}, {.valid = 0}};
+    unsigned k = 0;
+    for (; k < h->depth; k++) {
         unsigned idx = h->path[side][k];
         unsigned bits = h->c[idx].line_bits;
         uint64_t b1 = addr >> bits, b2 = last >> bits;
         h->st[idx].ref[cls]++;
         /* Both lines are always looked up: each lookup changes replacement state. */
-        int hit = hier_line(h, side, k, b1, dirty);
+        int hit = hier_line(h, side, k, b1, dirty, &held[0]);
         if (b2 != b1)
-            hit &= hier_line(h, side, k, b2, dirty);
+            hit &= hier_line(h, side, k, b2, dirty, &held[1]);
         if (hit)
-            return k;
+            break;
         h->st[idx].miss[cls]++;
         dirty = 0; /* lower levels are filled clean; only writebacks dirty them */
     }
-    return h->depth;
+    for (unsigned i = 0; i < 2; i++)
+        if (held[i].valid)
+            hier_victim(h, side, 0, &held[i]);
+    return k;
 }
