@@ -101,7 +101,7 @@ expect "malformed din line" 1 "$QOSIM" cachesim "$TMP/bad.din"
 has "din error located" "$TMP/err" "bad.din:2: malformed din record"
 head -c 100 "$DATA/small.champsim" >"$TMP/trunc.champsim"
 expect "truncated champsim record" 1 "$QOSIM" cachesim "$TMP/trunc.champsim"
-has "truncation located" "$TMP/err" 'trunc.champsim:2: truncated ChampSim record: 36 of 64 bytes'
+has "truncation located" "$TMP/err" 'trunc.champsim:record 2: truncated ChampSim record: 36 of 64 bytes at byte offset 64'
 expect "truncated champsim with --skip-bad" 0 "$QOSIM" cachesim --skip-bad --json $G "$TMP/trunc.champsim"
 has "first record still counted" "$TMP/out" '"Ir": 1,'
 head -c 60 "$DATA/small.champsim.xz" >"$TMP/trunc.champsim.xz"
