@@ -55,7 +55,9 @@ static long din_read(struct trace *t, struct trace_rec *r, size_t n)
         unsigned kind = 0;
         t->line++;
         t->pos = (size_t)(eol - t->buf);
-        if (*p == '\n' || *p == '\r')
+        /* A CR only ends a blank line before the newline: "\rw 10 4" was
+         * skipped as blank, silently dropping the record. */
+        if (*p == '\n' || (*p == '\r' && p[1] == '\n'))
             continue;
         switch (*p) {
         case 'r':
