@@ -42,13 +42,8 @@ int trace_open(struct trace *t, const char *path, const struct trace_ops *ops, i
     t->skip_bad = skip_bad;
     snprintf(t->name, sizeof t->name, "%s", strcmp(path, "-") ? path : "<stdin>");
     int rc = bsrc_open(&t->src, path, e);
-    if (rc) {
-        /* Copy the reason first: passing e->msg to err_set, which writes
-         * e->msg, made vsnprintf overlap and lost the reason. */
-        char why[sizeof e->msg];
-        snprintf(why, sizeof why, "%s", e ? e->msg : "");
-        return err_set(e, rc, "%s: %s", t->name, why);
-    }
+    if (rc)
+        return err_set(e, rc, "%s: %s", t->name, e ? e->msg : "");
     return 0;
 }
 
@@ -95,8 +90,6 @@ int trace_text_more(struct trace *t)
                            (unsigned long long)t->line + 1, TRACE_BUF - 1);
         long r = bsrc_read(&t->src, t->buf + t->len, t->cap - 1 - t->len, &t->err);
         if (r < 0) {
-            char why[sizeof t->err.msg]; /* not t->err.msg itself: see trace_open */
-            snprintf(why, sizeof why, "%s", t->err.msg);
             /* Name the line where the data stops, past the whole lines already
              * in the buffer (t->line + 1 named the buffer's first line: line 1
              * for any small .xz, up to 1 MiB early for a large one). */
@@ -104,7 +97,8 @@ int trace_text_more(struct trace *t)
             for (const char *q = t->buf, *end = t->buf + t->len;
                  (q = memchr(q, '\n', (size_t)(end - q))); q++)
                 line++;
-            return err_set(&t->err, (int)r, "%s:%llu: %s", t->name, (unsigned long long)line, why);
+            return err_set(&t->err, (int)r, "%s:%llu: %s", t->name, (unsigned long long)line,
+                           t->err.msg);
         }
         if (!r)
             t->eof = 1;
@@ -127,8 +121,8 @@ int trace_bad(struct trace *t, int code, const char *fmt, ...)
         return 0;
     }
     /* Binary formats count records, not lines: say so, as their I/O errors do. */
-    return err_set(&t->err, code, "%s:%s%llu: %s", t->name,
-                   t->ops == &trace_champsim ? "record " : "", (unsigned long long)t->line, msg);
+    return err_set(&t->err, code, "%s:%s%llu: %s", t->name, t->ops->unit,
+                   (unsigned long long)t->line, msg);
 }
 
 void trace_quote(char *out, size_t cap, const char *s, const char *end)

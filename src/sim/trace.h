@@ -32,6 +32,7 @@ struct trace;
 struct trace_ops {
     const char *name;
     const char *desc;
+    const char *unit; /* how messages name a position: "" (a line number) or "record " */
     /* Fills up to n (>= TRACE_MIN_BATCH) records; returns the count, 0 at the
      * end, or a negative code with t->err set. */
     long (*read)(struct trace *t, struct trace_rec *r, size_t n);

@@ -9,7 +9,6 @@
  * so every access is given size 1. */
 #include "trace.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,13 +56,10 @@ static long champsim_read(struct trace *t, struct trace_rec *r, size_t n)
             t->pos = 0;
             while (t->len < t->cap && !t->eof) {
                 long got = bsrc_read(&t->src, t->buf + t->len, t->cap - t->len, &t->err);
-                if (got < 0) {
-                    /* Copied: t->err.msg as an argument of err_set on t->err overlapped. */
-                    char why[sizeof t->err.msg];
-                    snprintf(why, sizeof why, "%s", t->err.msg);
-                    return err_set(&t->err, (int)got, "%s:record %llu: %s", t->name,
-                                   (unsigned long long)t->line + 1 + t->len / CHAMPSIM_REC, why);
-                }
+                if (got < 0)
+                    return err_set(&t->err, (int)got, "%s:%s%llu: %s", t->name, trace_champsim.unit,
+                                   (unsigned long long)t->line + 1 + t->len / CHAMPSIM_REC,
+                                   t->err.msg);
                 t->eof = !got;
                 t->len += (size_t)got;
             }
@@ -106,5 +102,6 @@ static long champsim_read(struct trace *t, struct trace_rec *r, size_t n)
 const struct trace_ops trace_champsim = {
     .name = "champsim",
     .desc = "ChampSim 64-byte binary instruction records, plain or .xz",
+    .unit = "record ",
     .read = champsim_read,
 };

@@ -112,5 +112,6 @@ static long din_read(struct trace *t, struct trace_rec *r, size_t n)
 const struct trace_ops trace_din = {
     .name = "din",
     .desc = "DineroIV extended din text: r|w|i ADDR SIZE (hex)",
+    .unit = "",
     .read = din_read,
 };

@@ -157,5 +157,6 @@ static long lackey_read(struct trace *t, struct trace_rec *r, size_t n)
 const struct trace_ops trace_lackey = {
     .name = "lackey",
     .desc = "Valgrind Lackey --trace-mem=yes text (qosim trace record)",
+    .unit = "",
     .read = lackey_read,
 };
