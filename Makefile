@@ -47,7 +47,7 @@ $(O)/tests/%: tests/unit/%.c $(O)/libqosim.a
 	$(CC) $(ALLCFLAGS) -o $@ $< $(O)/libqosim.a $(LDLIBS) -lcmocka
 
 # libFuzzer harnesses: clang, with the library built in alongside.
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard tests/fuzz/*.h src/*/*.h include/*.h)
 	@mkdir -p $(dir $@)
 	$(CLANG) -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
