@@ -66,6 +66,12 @@ void hier_free(struct hier *h)
 
 static void hier_victim(struct hier *h, unsigned side, unsigned k, const struct cache_victim *v);
 
+/* Whether the current request's mask lets it allocate in cache idx at all. */
+static int hier_may_fill(const struct hier *h, unsigned idx)
+{
+    return (h->mask[idx] & h->c[idx].all_ways) != 0;
+}
+
 /* Writes a dirty victim of level k into level k+1 (or memory). */
 static void hier_writeback(struct hier *h, unsigned side, unsigned k, const struct cache_victim *d)
 {
@@ -82,7 +88,7 @@ static void hier_writeback(struct hier *h, unsigned side, unsigned k, const stru
         return;
     if (v.valid)
         hier_victim(h, side, k + 1, &v);
-    else if (!(h->mask[n] & h->c[n].all_ways))
+    else if (!hier_may_fill(h, n))
         hier_writeback(h, side, k + 1, d); /* level k+1 may not allocate: the data goes on down
                                               rather than vanishing */
 }
@@ -119,7 +125,7 @@ static void hier_victim(struct hier *h, unsigned side, unsigned k, const struct 
          * the class may not allocate in is passed over, so a dirty line is
          * never dropped. */
         unsigned j = k + 1;
-        while (j < h->depth && !(h->mask[h->path[side][j]] & h->c[h->path[side][j]].all_ways))
+        while (j < h->depth && !hier_may_fill(h, h->path[side][j]))
             j++;
         if (j == h->depth) {
             h->mem_writes += (v->flags & CACHE_F_DIRTY) != 0;
