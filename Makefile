@@ -15,23 +15,33 @@ endif
 CFLAGS  ?= -O2 -g
 ALLCFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) $(SANFLAGS) \
             -Iinclude -Isrc -MMD -MP
-LDLIBS  = -llzma
+LDLIBS  = -llzma -lyaml -lm
 
 LIB_SRC  := $(sort $(wildcard src/util/*.c src/sim/*.c src/hw/*.c src/drv/*.c))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
-LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o)
+GEN_SRC  := build/gen/profiles.c
+LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(O)/gen/profiles.o
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/%.o)
 TESTS    := $(TEST_SRC:tests/unit/%.c=$(O)/tests/%)
 FUZZERS  := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 
-.PHONY: all check test test-san fuzz fuzz-smoke format format-check bench demo clean help
+.PHONY: all check test test-san fuzz fuzz-smoke format format-check bench demo demo-cachegrind clean help
 
 all: $(O)/qosim $(TESTS)
 
 $(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -c $< -o $@
+
+# Shipped profiles, compiled in (scripts/embed-profiles).
+build/gen/profiles.c: $(sort $(wildcard profiles/*.yaml)) scripts/embed-profiles
+	@mkdir -p $(dir $@)
+	scripts/embed-profiles $(sort $(wildcard profiles/*.yaml)) > $@.tmp && mv $@.tmp $@
+
+$(O)/gen/profiles.o: build/gen/profiles.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -c $< -o $@
 
@@ -47,11 +57,11 @@ $(O)/tests/%: tests/unit/%.c $(O)/libqosim.a
 	$(CC) $(ALLCFLAGS) -o $@ $< $(O)/libqosim.a $(LDLIBS) -lcmocka
 
 # libFuzzer harnesses: clang, with the library built in alongside.
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard tests/fuzz/*.h src/*/*.h include/*.h)
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(GEN_SRC) $(wildcard tests/fuzz/*.h src/*/*.h include/*.h)
 	@mkdir -p $(dir $@)
 	$(CLANG) -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -o $@ $< $(LIB_SRC) $(LDLIBS)
+	  -o $@ $< $(LIB_SRC) $(GEN_SRC) $(LDLIBS)
 
 fuzz: $(FUZZERS)
 
@@ -79,10 +89,15 @@ format-check:
 
 bench: all
 	bench/cachesim.sh
+	bench/platform.sh
 
-# The README's main job: record a real program, replay it, compare with cachegrind.
+# The README's main job: the noisy-neighbour scenario, its table and its plot.
 demo: all
 	QOSIM=$(O)/qosim scripts/demo.sh
+
+# Record a real program, replay it, compare with cachegrind.
+demo-cachegrind: all
+	QOSIM=$(O)/qosim scripts/demo-cachegrind.sh
 
 clean:
 	rm -rf build
@@ -91,8 +106,9 @@ help:
 	@echo "make            build build/qosim and the unit tests"
 	@echo "make check      the whole test suite (normal, ASan+UBSan, fuzz smoke)"
 	@echo "make test       the suite in the normal build only"
-	@echo "make demo       record 'sort' with valgrind, replay it, compare with cachegrind"
-	@echo "make bench      cachesim throughput benchmark (bench/cachesim.sh)"
+	@echo "make demo       the noisy-neighbour scenario: table and plot (build/demo/)"
+	@echo "make demo-cachegrind  record 'sort' with valgrind, replay it, compare with cachegrind"
+	@echo "make bench      cachesim and full-platform benchmarks (bench/)"
 	@echo "make fuzz       build the libFuzzer harnesses (build/fuzz/)"
 	@echo "make format     apply .clang-format"
 

@@ -1,32 +1,26 @@
 #!/bin/bash
-# The README's main job: record a real program with valgrind, replay its
-# trace through qosim's caches, and show that cachegrind, run on the same
-# program, counts exactly the same.
+# The README's main job: the noisy-neighbour scenario on the default
+# platform. A cache-sensitive victim runs beside six streaming aggressors in
+# three phases (no isolation; L3 way partitioning; partitioning plus an MBA
+# throttle on the aggressors); then the victim runs alone with the same
+# phases, for comparison. Writes a plot of IPC and LLC occupancy over time.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 Q=${QOSIM:-$top/build/qosim}
 out=$top/build/demo
 mkdir -p "$out"
-G="--I1=32768,8,64 --D1=32768,8,64 --LL=2097152,16,64"
-awk 'BEGIN { for (i = 1; i <= 3000; i++) printf "%d line %d\n", (i * 7919) % 10007, i }' >"$out/input.txt"
-# One fixed environment for both runs, so the program runs identically.
-clean() { env -i PATH=/usr/bin:/bin LC_ALL=C "$@"; }
+scenario=$top/examples/noisy-neighbour.yaml
 
-echo "== qosim trace record -o $out/sort.lackey -- sort -n -o /dev/null input.txt"
-clean "$Q" trace record -o "$out/sort.lackey" -- sort -n -o /dev/null "$out/input.txt"
+echo "== qosim run examples/noisy-neighbour.yaml --plot build/demo/noisy-neighbour.svg"
+"$Q" run "$scenario" --plot "$out/noisy-neighbour.svg" --csv "$out/noisy-neighbour.csv" \
+    | tee "$out/full.txt"
 echo
-echo "== qosim cachesim $G $out/sort.lackey"
-"$Q" cachesim $G "$out/sort.lackey"
+echo "== qosim run examples/noisy-neighbour.yaml --only victim"
+"$Q" run "$scenario" --only victim >"$out/alone.txt"
+awk 'NF == 7 { ph = $1 } NF == 7 && $2 == "victim" { print ph, $3 }' "$out/alone.txt" >"$out/alone.ipc"
+awk 'NF == 7 { ph = $1 } NF == 7 && $2 == "victim" { print ph, $3 }' "$out/full.txt" >"$out/full.ipc"
 echo
-echo "== the same program under valgrind --tool=cachegrind --cache-sim=yes"
-# shellcheck disable=SC2086
-clean valgrind --tool=cachegrind --cache-sim=yes $G --cachegrind-out-file="$out/cachegrind.out" \
-    sort -n -o /dev/null "$out/input.txt" 2>/dev/null
-cg=$(sed -n 's/^summary: *//p' "$out/cachegrind.out" | awk '{$1=$1; print}')
-# shellcheck disable=SC2086
-q=$("$Q" cachesim --json $G "$out/sort.lackey" | awk -F'[":, ]+' '{ v[$2] = $3 } END {
-    print v["Ir"], v["I1mr"], v["ILmr"], v["Dr"], v["D1mr"], v["DLmr"], v["Dw"], v["D1mw"], v["DLmw"] }')
-echo "events:     Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw"
-echo "cachegrind: $cg"
-echo "qosim:      $q"
-if [ "$cg" = "$q" ]; then echo "identical."; else echo "DIFFERENT" >&2; exit 1; fi
+printf '%-14s %12s %12s %10s\n' phase "victim IPC" "alone IPC" "of alone"
+join "$out/full.ipc" "$out/alone.ipc" | awk '{ printf "%-14s %12.3f %12.3f %9.0f%%\n", $1, $2, $3, 100 * $2 / $3 }'
+echo
+echo "plot: $out/noisy-neighbour.svg (IPC and LLC occupancy of every task over time)"

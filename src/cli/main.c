@@ -42,6 +42,8 @@ static const struct {
 } cli_cmds[] = {
     {"cachesim", cli_cachesim, "replay a memory trace through caches (cachegrind-exact)"},
     {"trace", cli_trace, "record a real program's memory trace with valgrind"},
+    {"run", cli_run, "run a scenario on a simulated platform (docs/scenarios.md)"},
+    {"profiles", cli_profiles, "list the shipped platform profiles, or check or show one"},
 };
 
 static void cli_usage(FILE *f)

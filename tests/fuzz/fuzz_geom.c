@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_check.h"
 
 /* Caches up to this many lines get every configuration; up to the second
  * bound one per policy; bigger ones (qosim allows 2^24 lines, 256 MiB each)
@@ -22,16 +23,6 @@
 #define FZ_ALL_CONFIGS_LINES (1u << 9)
 #define FZ_BUILD_LINES       (1u << 14)
 #define FZ_ACCESSES          100
-
-#define FZ_CHECK(cond, ...)                                                                        \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz check failed at %s:%d: %s: ", __FILE__, __LINE__, #cond);        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
 
 static uint64_t rng_state;
 

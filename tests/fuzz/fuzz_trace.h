@@ -17,19 +17,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "fuzz_check.h"
 
 /* Reading stops after this many records (an .xz input can expand a lot). */
 #define FZ_MAX_RECS (1u << 20)
-
-#define FZ_CHECK(cond, ...)                                                                        \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz check failed at %s:%d: %s: ", __FILE__, __LINE__, #cond);        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
 
 /* Checks one record a format produced. */
 typedef void (*fz_rec_check)(const struct trace_rec *r);

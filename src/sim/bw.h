@@ -1,0 +1,74 @@
+/* Bandwidth limiters: one per (domain or controller); one setting per class.
+ * Three kinds, each an ops table registered in bw.c:
+ *
+ *   delay  Intel MBA style: a throttle at each core's L2-to-interconnect link.
+ *          A link carries link_rate bytes per tick; a class throttled by
+ *          delay_pct percent gets link_rate * (100 - delay_pct) / 100, so
+ *          bandwidth falls monotonically as the delay grows. Ports are links.
+ *   rate   AMD L3BE style: an absolute cap in bytes per tick, enforced over
+ *          accounting windows of `window` ticks: a class that used its
+ *          window's budget waits for the next window.
+ *   share  CBQRI style: capacity is divided into nblks blocks; a class is
+ *          guaranteed rbwb blocks per window even under contention; the rest
+ *          (unreserved blocks and what active classes leave unused) is split
+ *          among the classes contending for it in proportion to weight
+ *          (Mweight, 0..255); a class alone may use all of it. Work-conserving.
+ *
+ * Time is in ticks, the machine's clock unit; requests of different ports
+ * arrive in roughly, not exactly, increasing time (cores run in bounded
+ * quanta), and every limiter must tolerate that. */
+#ifndef QOSIM_SIM_BW_H
+#define QOSIM_SIM_BW_H
+
+#include "util/err.h"
+
+#include <stdint.h>
+
+enum bw_kind { BW_NONE, BW_DELAY, BW_RATE, BW_SHARE, BW_NKIND };
+extern const char *const bw_kind_name[BW_NKIND];
+
+struct bw_cfg {
+    enum bw_kind kind;
+    unsigned nclass;  /* classes (>= 1) */
+    unsigned nport;   /* delay: links, one per core behind this limiter (>= 1); others: 1 */
+    double link_rate; /* delay: bytes per tick of an unthrottled link */
+    uint64_t window;  /* rate, share: accounting window in ticks (>= 1) */
+    double capacity;  /* share: bytes per tick the controller carries */
+    unsigned nblks;   /* share: blocks the capacity is divided into */
+};
+
+/* A class's setting; the reset setting limits nothing (delay 0, rate
+ * unlimited, share: rbwb 0 and weight 1... see bw_class_reset). */
+struct bw_class_set {
+    unsigned delay_pct; /* delay: 0..99 */
+    double rate;        /* rate: bytes per tick; 0 means unlimited */
+    unsigned rbwb;      /* share: reserved blocks, sum over classes <= nblks (checked by caller) */
+    unsigned weight;    /* share: 0..255 */
+};
+
+struct bw_class_stat {
+    uint64_t bytes;   /* admitted */
+    uint64_t reqs;    /* admitted requests */
+    uint64_t delayed; /* ticks requests waited in this limiter */
+};
+
+struct bw_ops;
+struct bw {
+    const struct bw_ops *ops;
+    struct bw_cfg cfg;
+    struct bw_class_set *set;   /* [nclass] */
+    struct bw_class_stat *stat; /* [nclass] */
+    void *state;                /* the kind's private state */
+};
+
+/* The reset setting of a class for a kind: limits nothing. */
+void bw_class_reset(enum bw_kind kind, struct bw_class_set *s);
+int bw_init(struct bw *b, const struct bw_cfg *cfg, struct err *e);
+void bw_free(struct bw *b);
+/* Applies a class's setting from now on. */
+void bw_set(struct bw *b, unsigned cls, const struct bw_class_set *s);
+/* A transfer of bytes for class cls through port, asked for at time now:
+ * books it and returns the time (>= now) at which it may proceed. */
+uint64_t bw_admit(struct bw *b, unsigned cls, unsigned port, uint64_t now, uint32_t bytes);
+
+#endif

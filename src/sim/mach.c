@@ -1,0 +1,442 @@
+#include "mach.h"
+
+#include "util/bits.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OWNER_NONE 0xffffu
+
+static void *zalloc(size_t n, size_t size, int *bad)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        *bad = 1;
+    return p;
+}
+
+static int cache_setup(struct mach *m, enum plat_level l, struct err *e)
+{
+    const struct plat_cache *pc = &m->p.cache[l];
+    unsigned n = plat_cache_count(&m->p, l);
+    int bad = 0;
+    m->ncache[l] = n;
+    m->cache[l] = zalloc(n, sizeof *m->cache[l], &bad);
+    if (bad)
+        return err_set(e, -QOSIM_ENOMEM, "cannot allocate %s caches", plat_level_name[l]);
+    for (unsigned i = 0; i < n; i++) {
+        struct mach_cache *x = &m->cache[l][i];
+        int rc = cache_init(&x->c, plat_level_name[l], &pc->geom, pc->repl, e);
+        if (rc)
+            return rc;
+        x->level = l;
+        x->inst = i;
+        x->lat = (uint64_t)pc->latency * MACH_TICK;
+        x->nclass = pc->alloc.classes ? pc->alloc.classes : 1;
+        x->ways_per_bit = pc->alloc.cbm_len ? pc->geom.assoc / pc->alloc.cbm_len : 1;
+        x->mask = zalloc(x->nclass * 2, sizeof *x->mask, &bad);
+        for (unsigned k = 0; !bad && k < x->nclass * 2; k++)
+            x->mask[k] = x->c.all_ways; /* reset: every class may fill every way */
+        x->acct = pc->monitored || l == m->llc;
+        if (x->acct) {
+            x->occ_tag = zalloc(m->ntags, sizeof *x->occ_tag, &bad);
+            x->occ_samp = zalloc(m->ntags, sizeof *x->occ_samp, &bad);
+            x->occ_task = zalloc(m->ntask + 1, sizeof *x->occ_task, &bad);
+        }
+        double per = m->p.mon.sample > 0 ? round(1 / m->p.mon.sample) : 1;
+        x->samp_period = per < 1 ? 1 : per > x->c.sets ? x->c.sets : (uint32_t)per;
+        x->nsampled = (x->c.sets + x->samp_period - 1) / x->samp_period;
+        if (bad)
+            return err_set(e, -QOSIM_ENOMEM, "cannot allocate %s state", plat_level_name[l]);
+    }
+    return 0;
+}
+
+/* An inclusive cache must remove what it evicts from the caches above it
+ * that it serves. */
+static int inclusion_setup(struct mach *m, enum plat_level l, struct err *e)
+{
+    if (!m->p.cache[l].present || m->p.cache[l].incl != HIER_INCLUSIVE)
+        return 0;
+    for (unsigned i = 0; i < m->ncache[l]; i++) {
+        struct mach_cache *x = &m->cache[l][i];
+        x->above = calloc((size_t)m->ncpu * 3, sizeof *x->above);
+        if (!x->above)
+            return err_set(e, -QOSIM_ENOMEM, "cannot allocate inclusion lists");
+        for (unsigned c = 0; c < m->ncpu; c++) {
+            struct mach_cpu *p = &m->cpu[c];
+            struct mach_cache *up[3] = {p->l1i, p->l1d, l == PLAT_L3 ? p->l2 : NULL};
+            if ((l == PLAT_L3 ? p->l3 : p->l2) != x)
+                continue;
+            for (int k = 0; k < 3; k++) {
+                int dup = !up[k];
+                for (unsigned j = 0; j < x->nabove && !dup; j++)
+                    dup = x->above[j] == up[k];
+                if (!dup)
+                    x->above[x->nabove++] = up[k];
+            }
+        }
+    }
+    return 0;
+}
+
+static int bw_setup(struct mach *m, struct err *e)
+{
+    const struct plat_bw *b = &m->p.bw;
+    if (b->kind == BW_NONE)
+        return 0;
+    struct bw_cfg cfg = {.kind = b->kind, .nclass = b->classes, .nport = 1};
+    cfg.window = (uint64_t)llround(b->window * m->ticks_per_sec);
+    if (!cfg.window)
+        cfg.window = 1;
+    if (b->kind == BW_DELAY) {
+        cfg.nport = m->p.topo.modules * m->p.topo.cores;
+        cfg.link_rate = m->p.core.link / MACH_TICK;
+    }
+    cfg.capacity = m->p.mem.peak / m->ticks_per_sec;
+    cfg.nblks = b->nblks;
+    m->nbw = b->kind == BW_SHARE ? m->p.nnodes : m->p.ndomains;
+    m->bw = calloc(m->nbw, sizeof *m->bw);
+    if (!m->bw)
+        return err_set(e, -QOSIM_ENOMEM, "cannot allocate bandwidth limiters");
+    for (unsigned i = 0; i < m->nbw; i++) {
+        int rc = bw_init(&m->bw[i], &cfg, e);
+        if (rc) {
+            m->nbw = i;
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *e)
+{
+    memset(m, 0, sizeof *m);
+    m->p = *p;
+    if (ntask > MACH_MAX_TASKS)
+        return err_set(e, -QOSIM_EINVAL, "%u tasks exceed qosim's limit of %d", ntask,
+                       MACH_MAX_TASKS);
+    m->ncpu = p->ncpus;
+    m->ntask = ntask;
+    m->ntags = p->mon.tags ? p->mon.tags : 1;
+    m->llc = p->cache[PLAT_L3].present ? PLAT_L3 : PLAT_L2;
+    m->line = p->cache[PLAT_L1I].geom.line;
+    m->line_bits = bits_log2(m->line);
+    m->ticks_per_sec = p->core.freq * MACH_TICK;
+    m->cpi_ticks = (uint64_t)llround(p->core.cpi * MACH_TICK);
+    m->mlp_mul = (uint64_t)llround(65536 / p->core.mlp);
+    m->ctr_mask = bits_mask(p->mon.width);
+    int rc = 0, bad = 0;
+    for (int l = 0; l < PLAT_NLEVEL && !rc; l++)
+        if (p->cache[l].present)
+            rc = cache_setup(m, (enum plat_level)l, e);
+    m->cpu = zalloc(m->ncpu, sizeof *m->cpu, &bad);
+    m->owners = zalloc(65536, sizeof *m->owners, &bad);
+    m->owner_of = zalloc((size_t)(ntask + 1) * m->ntags, sizeof *m->owner_of, &bad);
+    m->ts = zalloc(ntask + 1, sizeof *m->ts, &bad);
+    m->bytes = zalloc((size_t)p->ndomains * m->ntags * MACH_NCTR, sizeof *m->bytes, &bad);
+    if (!rc && bad)
+        rc = err_set(e, -QOSIM_ENOMEM, "cannot allocate the machine");
+    if (rc) {
+        mach_free(m);
+        return rc;
+    }
+    memset(m->owner_of, 0xff, (size_t)(ntask + 1) * m->ntags * sizeof *m->owner_of);
+    for (unsigned c = 0; c < m->ncpu; c++) {
+        struct mach_cpu *x = &m->cpu[c];
+        struct plat_place pl;
+        plat_place(p, c, &pl);
+        x->id = c;
+        x->node = pl.node;
+        x->domain = pl.domain;
+        x->port = pl.core % (p->topo.modules * p->topo.cores);
+        x->l1i = &m->cache[PLAT_L1I][plat_cache_inst(p, PLAT_L1I, c)];
+        x->l1d = &m->cache[PLAT_L1D][plat_cache_inst(p, PLAT_L1D, c)];
+        x->l2 = &m->cache[PLAT_L2][plat_cache_inst(p, PLAT_L2, c)];
+        x->l3 =
+            p->cache[PLAT_L3].present ? &m->cache[PLAT_L3][plat_cache_inst(p, PLAT_L3, c)] : NULL;
+        mach_set_assoc(m, c, -1, 0, 0);
+    }
+    struct mem_cfg mc = {.nodes = p->nnodes,
+                         .channels = p->mem.channels,
+                         .peak = p->mem.peak / m->ticks_per_sec,
+                         .latency = (uint64_t)llround(p->mem.latency * m->ticks_per_sec),
+                         .remote = (uint64_t)llround(p->mem.remote * m->ticks_per_sec),
+                         .line = m->line};
+    if (!rc)
+        rc = mem_init(&m->mem, &mc, e);
+    if (!rc)
+        rc = inclusion_setup(m, PLAT_L2, e);
+    if (!rc)
+        rc = inclusion_setup(m, PLAT_L3, e);
+    if (!rc)
+        rc = bw_setup(m, e);
+    if (rc)
+        mach_free(m);
+    return rc;
+}
+
+void mach_free(struct mach *m)
+{
+    for (int l = 0; l < PLAT_NLEVEL; l++) {
+        for (unsigned i = 0; m->cache[l] && i < m->ncache[l]; i++) {
+            struct mach_cache *x = &m->cache[l][i];
+            cache_free(&x->c);
+            free(x->mask);
+            free(x->occ_tag);
+            free(x->occ_samp);
+            free(x->occ_task);
+            free(x->above);
+        }
+        free(m->cache[l]);
+        m->cache[l] = NULL;
+    }
+    for (unsigned i = 0; i < m->nbw; i++)
+        bw_free(&m->bw[i]);
+    free(m->bw);
+    mem_free(&m->mem);
+    free(m->cpu);
+    free(m->owners);
+    free(m->owner_of);
+    free(m->ts);
+    free(m->bytes);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- mechanisms ---- */
+
+static struct mach_cache *inst_of(const struct mach *m, enum plat_level l, unsigned inst)
+{
+    if ((unsigned)l >= PLAT_NLEVEL || !m->cache[l] || inst >= m->ncache[l])
+        return NULL;
+    return &m->cache[l][inst];
+}
+
+int mach_set_mask(struct mach *m, enum plat_level l, unsigned inst, unsigned cls, enum mach_type t,
+                  uint64_t ways)
+{
+    struct mach_cache *x = inst_of(m, l, inst);
+    if (!x || cls >= x->nclass || (unsigned)t > MACH_CODE || (ways & ~x->c.all_ways))
+        return -QOSIM_EINVAL;
+    x->mask[cls * 2 + t] = ways;
+    return 0;
+}
+
+uint64_t mach_get_mask(const struct mach *m, enum plat_level l, unsigned inst, unsigned cls,
+                       enum mach_type t)
+{
+    struct mach_cache *x = inst_of(m, l, inst);
+    return x && cls < x->nclass && (unsigned)t <= MACH_CODE ? x->mask[cls * 2 + t] : 0;
+}
+
+uint64_t mach_cbm_ways(const struct mach *m, enum plat_level l, uint64_t cbm)
+{
+    struct mach_cache *x = inst_of(m, l, 0);
+    if (!x)
+        return 0;
+    uint64_t ways = 0, w = x->ways_per_bit;
+    for (unsigned i = 0; i * w < x->c.g.assoc && i < 64; i++)
+        if ((cbm >> i) & 1)
+            ways |= bits_mask((unsigned)w) << (i * w);
+    return ways & x->c.all_ways;
+}
+
+static uint16_t owner_intern(struct mach *m, unsigned task, unsigned tag)
+{
+    uint16_t *o = &m->owner_of[(size_t)task * m->ntags + tag];
+    if (*o == OWNER_NONE) {
+        if (m->nowners >= OWNER_NONE)
+            return 0; /* table full: attribute to the first owner rather than fail */
+        m->owners[m->nowners] = (struct mach_owner){(uint16_t)task, (uint16_t)tag};
+        *o = (uint16_t)m->nowners++;
+    }
+    return *o;
+}
+
+static const uint64_t *class_masks(const struct mach_cache *x, unsigned cls)
+{
+    /* A class a resource does not have gets that resource's class 0. */
+    return x ? &x->mask[(cls < x->nclass ? cls : 0) * 2] : NULL;
+}
+
+void mach_set_assoc(struct mach *m, unsigned cpu, int task, unsigned cls, unsigned tag)
+{
+    if (cpu >= m->ncpu)
+        return;
+    struct mach_cpu *p = &m->cpu[cpu];
+    unsigned t = task < 0 || (unsigned)task >= m->ntask ? m->ntask : (unsigned)task;
+    p->task = t == m->ntask ? -1 : (int)t;
+    p->cls = cls;
+    p->tag = tag < m->ntags ? tag : 0;
+    p->owner = owner_intern(m, t, p->tag);
+    p->ts = &m->ts[t];
+    p->m2 = class_masks(p->l2, cls);
+    p->m3 = class_masks(p->l3, cls);
+}
+
+uint64_t mach_occupancy(const struct mach *m, enum plat_level l, unsigned inst, unsigned tag)
+{
+    struct mach_cache *x = inst_of(m, l, inst);
+    return x && x->acct && tag < m->ntags ? x->occ_tag[tag] : 0;
+}
+
+uint64_t mach_occupancy_est(const struct mach *m, enum plat_level l, unsigned inst, unsigned tag)
+{
+    struct mach_cache *x = inst_of(m, l, inst);
+    if (!x || !x->acct || tag >= m->ntags)
+        return 0;
+    return (x->occ_samp[tag] * x->c.sets + x->nsampled / 2) / x->nsampled;
+}
+
+uint64_t mach_task_lines(const struct mach *m, enum plat_level l, unsigned task)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < m->ncache[l]; i++)
+        if (m->cache[l][i].acct && task <= m->ntask)
+            n += m->cache[l][i].occ_task[task];
+    return n;
+}
+
+uint64_t mach_bytes(const struct mach *m, unsigned domain, unsigned tag, enum mach_ctr c)
+{
+    if (domain >= m->p.ndomains || tag >= m->ntags || (unsigned)c >= MACH_NCTR)
+        return 0;
+    return m->bytes[((size_t)domain * m->ntags + tag) * MACH_NCTR + c] / m->p.mon.scale &
+           m->ctr_mask;
+}
+
+int mach_set_bw(struct mach *m, unsigned ctl, unsigned cls, const struct bw_class_set *s)
+{
+    if (ctl >= m->nbw || cls >= m->bw[ctl].cfg.nclass)
+        return -QOSIM_EINVAL;
+    bw_set(&m->bw[ctl], cls, s);
+    return 0;
+}
+
+uint64_t mach_valid_lines(const struct mach *m, enum plat_level l, unsigned inst)
+{
+    struct mach_cache *x = inst_of(m, l, inst);
+    uint64_t n = 0;
+    for (uint64_t i = 0; x && i < (uint64_t)x->c.sets * x->c.g.assoc; i++)
+        n += x->c.lines[i].tag != CACHE_TAG_INVALID;
+    return n;
+}
+
+/* ---- the access path ---- */
+
+static inline int sampled(const struct mach_cache *x, uint64_t block)
+{
+    return ((uint32_t)block & x->c.set_mask) % x->samp_period == 0;
+}
+
+static inline void occ_move(struct mach *m, struct mach_cache *x, uint16_t owner, uint64_t block,
+                            int64_t d)
+{
+    const struct mach_owner *o = &m->owners[owner];
+    x->occ_tag[o->tag] += (uint64_t)d;
+    x->occ_task[o->task] += (uint64_t)d;
+    if (sampled(x, block))
+        x->occ_samp[o->tag] += (uint64_t)d;
+}
+
+static inline unsigned node_of(const struct mach *m, uint64_t block)
+{
+    return (unsigned)(block >> (MACH_NODE_SHIFT - m->line_bits));
+}
+
+/* A dirty line written back from memory's side of the last level: counted
+ * at the monitoring point against the tag and task that filled it. */
+static void mem_writeback(struct mach *m, struct mach_cpu *p, uint64_t block, uint16_t owner)
+{
+    const struct mach_owner *o = &m->owners[owner];
+    m->bytes[((size_t)p->domain * m->ntags + o->tag) * MACH_NCTR + MACH_CTR_WB] += m->line;
+    m->ts[o->task].wr_bytes += m->line;
+    mem_write(&m->mem, node_of(m, block), block, p->now);
+}
+
+void mach_left(struct mach *m, struct mach_cpu *p, struct mach_cache *x,
+               const struct cache_victim *v)
+{
+    uint8_t flags = v->flags;
+    if (x->acct)
+        occ_move(m, x, v->owner, v->tag, -1);
+    /* Inclusion: the copies above go too; their newer data comes down with it. */
+    for (unsigned i = 0; i < x->nabove; i++) {
+        struct mach_cache *a = x->above[i];
+        struct cache_victim w;
+        if (cache_invalidate(&a->c, v->tag, &w)) {
+            if (a->acct)
+                occ_move(m, a, w.owner, w.tag, -1);
+            flags |= w.flags;
+        }
+    }
+    if (!(flags & CACHE_F_DIRTY))
+        return;
+    /* Write back to the first level below that holds the line; no level
+     * allocates for a writeback (a fill belongs to a request and its class). */
+    struct mach_cache *below[2] = {x->level <= PLAT_L1D ? p->l2 : NULL,
+                                   x->level <= PLAT_L2 ? p->l3 : NULL};
+    for (int k = 0; k < 2; k++) {
+        if (!below[k])
+            continue;
+        int i = cache_find(&below[k]->c, v->tag);
+        if (i >= 0) {
+            cache_set(&below[k]->c, (uint32_t)v->tag & below[k]->c.set_mask)[i].flags |=
+                CACHE_F_DIRTY;
+            return;
+        }
+    }
+    mem_writeback(m, p, v->tag, v->owner);
+}
+
+/* Looks block up in x for p, filling by the class's mask on a miss. */
+static inline int level_ref(struct mach *m, struct mach_cpu *p, struct mach_cache *x,
+                            uint64_t block, uint64_t mask)
+{
+    struct cache_victim v;
+    p->ts->ref[x->level]++;
+    if (cache_ref(&x->c, block, 0, p->owner, mask, &v))
+        return 1;
+    p->ts->miss[x->level]++;
+    if (x->acct && (mask & x->c.all_ways))
+        occ_move(m, x, p->owner, block, 1);
+    if (v.valid)
+        mach_left(m, p, x, &v);
+    return 0;
+}
+
+uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block)
+{
+    unsigned t = kind == HIER_IFETCH ? MACH_CODE : MACH_DATA;
+    uint64_t now = p->now, lat = p->l2->lat;
+    if (level_ref(m, p, p->l2, block, p->m2[t]))
+        return lat;
+    enum bw_kind bk = m->p.bw.kind;
+    unsigned bc = p->cls < m->p.bw.classes ? p->cls : 0;
+    /* Latencies are load-to-use from the level that serves the access; what
+     * a limiter makes a request wait comes on top. Intel MBA throttles what
+     * leaves L2 for the interconnect, L3 hits included. */
+    uint64_t wait = 0;
+    if (bk == BW_DELAY)
+        wait = bw_admit(&m->bw[p->domain], bc, p->port, now + lat, m->line) - (now + lat);
+    if (p->l3) {
+        lat = p->l3->lat + wait;
+        if (level_ref(m, p, p->l3, block, p->m3[t]))
+            return lat;
+    } else {
+        lat += wait;
+    }
+    unsigned node = node_of(m, block);
+    if (bk == BW_RATE) /* AMD L3BE: what the L3 domain reads from outside */
+        lat = bw_admit(&m->bw[p->domain], bc, 0, now + lat, m->line) - now;
+    else if (bk == BW_SHARE) /* CBQRI: the controller at the memory that serves it */
+        lat = bw_admit(&m->bw[node], bc, 0, now + lat, m->line) - now;
+    lat += mem_read(&m->mem, p->node, node, block, now + lat);
+    uint64_t *b = &m->bytes[((size_t)p->domain * m->ntags + p->tag) * MACH_NCTR];
+    b[MACH_CTR_TOTAL] += m->line;
+    if (node == p->node)
+        b[MACH_CTR_LOCAL] += m->line;
+    p->ts->rd_bytes += m->line;
+    return lat;
+}

@@ -1,0 +1,155 @@
+/* The machine: a platform profile made real. Per-core L1s, L2 per core or
+ * module, L3 per domain, NUMA memory, bandwidth limiters; and the
+ * vendor-neutral QoS mechanisms the register models program:
+ *
+ *   - allocation way masks per (cache instance, class, access type);
+ *   - association: the class and monitoring tag each logical CPU requests with;
+ *   - occupancy per (cache instance, tag): exact, and a set-sampling estimate;
+ *   - byte counters per (L3 domain, tag) where the LLC meets memory;
+ *   - bandwidth limiters per (domain or controller, class).
+ *
+ * Time is in ticks, MACH_TICK per core cycle. Addresses are physical: a
+ * task's virtual space is placed at mach_phys_base(node, task), so the NUMA
+ * node of every line is known from its address. */
+#ifndef QOSIM_SIM_MACH_H
+#define QOSIM_SIM_MACH_H
+
+#include "bw.h"
+#include "cache.h"
+#include "mem.h"
+#include "plat.h"
+
+#include <stdint.h>
+
+#define MACH_TICK       64 /* ticks per cycle */
+#define MACH_MAX_TASKS  2048
+#define MACH_VA_BITS    47 /* virtual addresses a task may use */
+#define MACH_NODE_SHIFT 58
+
+enum mach_type { MACH_DATA, MACH_CODE }; /* access types masks distinguish (CDP) */
+enum mach_ctr { MACH_CTR_TOTAL, MACH_CTR_LOCAL, MACH_CTR_WB, MACH_NCTR };
+
+struct mach_cache {
+    struct cache c;
+    enum plat_level level;
+    unsigned inst;
+    uint64_t lat;          /* ticks */
+    unsigned nclass;       /* classes with their own masks (>= 1) */
+    uint64_t *mask;        /* [nclass * 2]: ways class k may fill for data [2k] and code [2k+1] */
+    uint64_t ways_per_bit; /* capacity bitmask bit -> ways */
+    int acct;              /* occupancy is kept here (monitored, or the last level) */
+    uint64_t *occ_tag, *occ_samp, *occ_task; /* lines: exact per tag, sampled sets per tag,
+                                                per task (ground truth) */
+    uint32_t samp_period;                    /* set s is sampled when s % samp_period == 0 */
+    uint32_t nsampled;
+    struct mach_cache **above; /* caches an inclusive eviction here must invalidate */
+    unsigned nabove;
+};
+
+/* Per-task ground truth. */
+enum { MACH_NLVL = PLAT_NLEVEL };
+struct mach_tstat {
+    uint64_t instr, ticks;
+    uint64_t ref[MACH_NLVL], miss[MACH_NLVL];
+    uint64_t rd_bytes, wr_bytes; /* memory reads it caused; writebacks of its lines */
+};
+
+struct mach_cpu {
+    uint64_t now; /* ticks */
+    struct mach_cache *l1i, *l1d, *l2, *l3;
+    unsigned id, node, domain, port;
+    unsigned cls, tag;       /* association */
+    int task;                /* running task, -1 when idle */
+    uint16_t owner;          /* (task, tag) the lines it fills carry */
+    const uint64_t *m2, *m3; /* L2 and L3 masks of its class: [data, code] */
+    struct mach_tstat *ts;   /* the running task's counters */
+};
+
+struct mach_owner {
+    uint16_t task, tag;
+};
+
+struct mach {
+    struct plat p;
+    unsigned ncpu, ntask, ntags;
+    struct mach_cpu *cpu;
+    struct mach_cache *cache[PLAT_NLEVEL]; /* instances of each level */
+    unsigned ncache[PLAT_NLEVEL];
+    enum plat_level llc;
+    uint32_t line, line_bits;
+    struct mem mem;
+    struct bw *bw; /* limiters: per domain (delay, rate) or per node (share) */
+    unsigned nbw;
+    uint64_t *bytes; /* [ndomains][ntags][MACH_NCTR] raw byte counts */
+    uint64_t ctr_mask;
+    struct mach_owner *owners;
+    unsigned nowners;
+    uint16_t *owner_of;     /* [ntask * ntags], 0xffff: none yet */
+    struct mach_tstat *ts;  /* [ntask] */
+    struct mach_tstat idle; /* where an idle CPU's counts would go */
+    double ticks_per_sec;
+    uint64_t cpi_ticks; /* per instruction */
+    uint64_t mlp_mul;   /* overlapped stall = latency * mlp_mul >> 16, i.e. latency / mlp */
+};
+
+int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *e);
+void mach_free(struct mach *m);
+
+static inline uint64_t mach_phys_base(unsigned node, unsigned task)
+{
+    return ((uint64_t)node << MACH_NODE_SHIFT) | ((uint64_t)task << MACH_VA_BITS);
+}
+
+/* ---- mechanism interface (what hw/ programs) ---- */
+
+/* Ways class cls may fill in one cache instance for one access type; an
+ * all-zero mask forbids allocation there. */
+int mach_set_mask(struct mach *m, enum plat_level l, unsigned inst, unsigned cls, enum mach_type t,
+                  uint64_t ways);
+uint64_t mach_get_mask(const struct mach *m, enum plat_level l, unsigned inst, unsigned cls,
+                       enum mach_type t);
+/* Turns a capacity bitmask of the level into ways (each bit is ways_per_bit ways). */
+uint64_t mach_cbm_ways(const struct mach *m, enum plat_level l, uint64_t cbm);
+/* What a CPU's association register holds: the class and tag of its requests.
+ * Also records which task runs there (-1: idle), for ground truth. */
+void mach_set_assoc(struct mach *m, unsigned cpu, int task, unsigned cls, unsigned tag);
+/* Occupancy in lines of a tag in one cache instance: exact, and estimated
+ * from the sampled sets. */
+uint64_t mach_occupancy(const struct mach *m, enum plat_level l, unsigned inst, unsigned tag);
+uint64_t mach_occupancy_est(const struct mach *m, enum plat_level l, unsigned inst, unsigned tag);
+/* Lines of a task in every instance of a level (ground truth). */
+uint64_t mach_task_lines(const struct mach *m, enum plat_level l, unsigned task);
+/* A byte counter of (L3 domain, tag), wrapped to the profile's width. */
+uint64_t mach_bytes(const struct mach *m, unsigned domain, unsigned tag, enum mach_ctr c);
+/* Bandwidth limiter setting of class cls at limiter ctl (a domain or a node). */
+int mach_set_bw(struct mach *m, unsigned ctl, unsigned cls, const struct bw_class_set *s);
+/* The valid lines of one cache instance (for invariants). */
+uint64_t mach_valid_lines(const struct mach *m, enum plat_level l, unsigned inst);
+
+/* ---- the access path ---- */
+
+/* Everything after an L1 miss; returns the latency in ticks. */
+uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block);
+/* Handles a line that left cache x (evicted or invalidated). */
+void mach_left(struct mach *m, struct mach_cpu *p, struct mach_cache *x,
+               const struct cache_victim *v);
+
+/* One access by CPU p (kind: HIER_IFETCH/LOAD/STORE/MODIFY); returns its
+ * latency in ticks beyond an L1 hit. */
+static inline uint64_t mach_access(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t addr)
+{
+    struct mach_cache *x = kind == HIER_IFETCH ? p->l1i : p->l1d;
+    unsigned lvl = kind == HIER_IFETCH ? PLAT_L1I : PLAT_L1D;
+    uint64_t b = addr >> m->line_bits;
+    unsigned dirty = (kind == HIER_STORE || kind == HIER_MODIFY) ? CACHE_F_DIRTY : 0;
+    struct cache_victim v;
+    p->ts->ref[lvl]++;
+    if (cache_ref(&x->c, b, dirty, p->owner, ~0ull, &v))
+        return 0;
+    p->ts->miss[lvl]++;
+    if (v.valid)
+        mach_left(m, p, x, &v);
+    return mach_miss(m, p, kind, b);
+}
+
+#endif

@@ -1,0 +1,105 @@
+/* Memory channels with a bandwidth timeline (see mem.h).
+ *
+ * Channel of a line: block % channels, so sequential lines take the channels
+ * in turn and a sequential stream below peak never queues (a stride that is a
+ * multiple of the channel count does pile onto one channel, as on a
+ * controller without address hashing). A line occupies its channel for
+ * gap = line / (peak / channels) ticks, kept in 1/256 tick like the channels'
+ * timelines so fractional gaps add up; a read's queueing wait is rounded up
+ * to a whole tick. */
+#include "mem.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MEM_FRAC 256u
+
+int mem_init(struct mem *m, const struct mem_cfg *cfg, struct err *e)
+{
+    memset(m, 0, sizeof *m);
+    if (cfg->nodes < 1)
+        return err_set(e, -QOSIM_EINVAL, "memory: nodes must be at least 1 (got %u)", cfg->nodes);
+    if (cfg->channels < 1)
+        return err_set(e, -QOSIM_EINVAL, "memory: channels per node must be at least 1 (got %u)",
+                       cfg->channels);
+    if (!(cfg->peak > 0) || isinf(cfg->peak))
+        return err_set(e, -QOSIM_EINVAL,
+                       "memory: peak must be a positive number of bytes per tick (got %g)",
+                       cfg->peak);
+    if (cfg->line < 1)
+        return err_set(e, -QOSIM_EINVAL, "memory: line size must be at least 1 byte (got %u)",
+                       (unsigned)cfg->line);
+    double gap = (double)cfg->line * cfg->channels * MEM_FRAC / cfg->peak;
+    if (gap >= 1.8e19)
+        return err_set(e, -QOSIM_EINVAL,
+                       "memory: peak %g bytes per tick is too low for %u-byte lines on %u "
+                       "channels",
+                       cfg->peak, (unsigned)cfg->line, cfg->channels);
+    m->cfg = *cfg;
+    m->gap = (uint64_t)llround(gap);
+    if (m->gap < 1) /* faster than 1/256 tick a line: the finest step there is */
+        m->gap = 1;
+    m->ch = calloc((size_t)cfg->nodes * cfg->channels, sizeof *m->ch);
+    m->stat = calloc(cfg->nodes, sizeof *m->stat);
+    if (!m->ch || !m->stat) {
+        mem_free(m);
+        return err_set(e, -QOSIM_ENOMEM, "memory: cannot allocate %u nodes of %u channels",
+                       cfg->nodes, cfg->channels);
+    }
+    return 0;
+}
+
+void mem_free(struct mem *m)
+{
+    free(m->ch);
+    free(m->stat);
+    m->ch = NULL;
+    m->stat = NULL;
+}
+
+/* Books a line on block's channel at now; returns the wait in 1/256 tick.
+ * Slots of a bucket are spaced one gap apart from its start; a slot already
+ * in the past when the request arrives costs no wait (capacity unused
+ * earlier in the bucket), so a bucket never carries more than MEM_SLOTS
+ * lines and the long-run rate is exactly the peak. */
+static uint64_t mem_book(struct mem *m, unsigned node, uint64_t block, uint64_t now)
+{
+    struct mem_chan *c = &m->ch[(size_t)node * m->cfg.channels + block % m->cfg.channels];
+    const uint64_t span = m->gap * MEM_SLOTS;
+    uint64_t at = now > UINT64_MAX / MEM_FRAC / 2 ? UINT64_MAX / 2 : now * MEM_FRAC;
+    uint64_t b = at / span;
+    if (b >= c->lo + MEM_BUCKETS) { /* the timeline moves on: forget the oldest buckets */
+        uint64_t lo = b - MEM_BUCKETS + 1;
+        for (uint64_t k = c->lo; k < lo && k < c->lo + MEM_BUCKETS; k++)
+            c->used[k % MEM_BUCKETS] = 0;
+        c->lo = lo;
+    }
+    if (b < c->lo) /* older than the timeline remembers: its oldest bucket */
+        b = c->lo;
+    while (c->used[b % MEM_BUCKETS] >= MEM_SLOTS) {
+        if (++b >= c->lo + MEM_BUCKETS) /* a backlog past the horizon: drop the oldest */
+            c->used[c->lo++ % MEM_BUCKETS] = 0;
+    }
+    uint64_t slot = b * span + c->used[b % MEM_BUCKETS]++ * m->gap;
+    return slot > at ? slot - at : 0;
+}
+
+uint64_t mem_read(struct mem *m, unsigned from, unsigned node, uint64_t block, uint64_t now)
+{
+    uint64_t lat = m->cfg.latency + (from != node ? m->cfg.remote : 0);
+    if (node >= m->cfg.nodes)
+        return lat; /* no such node: nothing to book */
+    uint64_t q = mem_book(m, node, block, now), wait = q / MEM_FRAC + (q % MEM_FRAC != 0);
+    m->stat[node].read_bytes += m->cfg.line;
+    m->stat[node].queued += wait;
+    return lat + wait;
+}
+
+void mem_write(struct mem *m, unsigned node, uint64_t block, uint64_t now)
+{
+    if (node >= m->cfg.nodes)
+        return;
+    mem_book(m, node, block, now);
+    m->stat[node].write_bytes += m->cfg.line;
+}

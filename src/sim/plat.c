@@ -1,0 +1,504 @@
+#include "plat.h"
+
+#include "plat_builtin.h"
+#include "util/bits.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *const plat_level_name[PLAT_NLEVEL] = {"L1I", "L1D", "L2", "L3"};
+const char *const plat_scope_name[PLAT_NSCOPE] = {"core", "module", "domain"};
+const char *const plat_vendor_name[PLAT_NVENDOR] = {"intel", "amd", "riscv"};
+static const char *const incl_names[] = {"nine", "inclusive"};
+static const char *const ctl_level_names[] = {"L2", "L3", "memory"};
+
+const char *plat_builtin_name(unsigned i)
+{
+    for (unsigned k = 0; plat_builtins[k].name; k++)
+        if (k == i)
+            return plat_builtins[k].name;
+    return NULL;
+}
+
+static const struct plat_builtin *builtin_find(const char *name)
+{
+    for (unsigned k = 0; plat_builtins[k].name; k++)
+        if (!strcmp(plat_builtins[k].name, name))
+            return &plat_builtins[k];
+    return NULL;
+}
+
+const char *plat_builtin_text(const char *name)
+{
+    const struct plat_builtin *b = builtin_find(name);
+    return b ? b->text : NULL;
+}
+
+static int load_topo(struct plat *p, struct conf *c, struct conf_node *root, struct err *e)
+{
+    struct conf_node *t = conf_get(root, "topology");
+    if (!t)
+        return conf_error(c, root, e, "topology: missing section");
+    int rc = conf_expect(c, t, CONF_MAP, e);
+    struct plat_topo *o = &p->topo;
+    uint64_t v[6];
+    static const char *const keys[6] = {"sockets", "nodes", "domains",
+                                        "modules", "cores", "threads"};
+    for (int i = 0; i < 6 && !rc; i++) {
+        v[i] = 1;
+        rc = conf_u64(c, t, keys[i], i == 0 ? CONF_REQ : CONF_OPT, 1, 64, &v[i], e);
+    }
+    if (rc)
+        return rc;
+    /* Each count is at most 64, so the product of all six fits in 64 bits. */
+    uint64_t cpus = v[0] * v[1] * v[2] * v[3] * v[4] * v[5];
+    if (cpus > PLAT_MAX_CPUS)
+        return conf_error(c, t, e, "%llu logical CPUs exceed qosim's limit of %d",
+                          (unsigned long long)cpus, PLAT_MAX_CPUS);
+    *o = (struct plat_topo){(unsigned)v[0], (unsigned)v[1], (unsigned)v[2],
+                            (unsigned)v[3], (unsigned)v[4], (unsigned)v[5]};
+    p->nnodes = o->sockets * o->nodes;
+    p->ndomains = p->nnodes * o->domains;
+    p->nmodules = p->ndomains * o->modules;
+    p->ncores = p->nmodules * o->cores;
+    p->ncpus = p->ncores * o->threads;
+    return 0;
+}
+
+static int load_core(struct plat *p, struct conf *c, struct conf_node *root, struct err *e)
+{
+    struct conf_node *n = conf_get(root, "core");
+    if (!n)
+        return conf_error(c, root, e, "core: missing section");
+    struct plat_core *o = &p->core;
+    o->mlp = 1;
+    o->link = 64;
+    int rc = conf_expect(c, n, CONF_MAP, e);
+    if (!rc)
+        rc = conf_freq(c, n, "frequency", CONF_REQ, 1e6, 100e9, &o->freq, e);
+    if (!rc)
+        rc = conf_f64(c, n, "cpi", CONF_REQ, 0.05, 100, &o->cpi, e);
+    if (!rc)
+        rc = conf_f64(c, n, "mlp", CONF_OPT, 1, 64, &o->mlp, e);
+    if (!rc)
+        rc = conf_f64(c, n, "link", CONF_OPT, 1, 4096, &o->link, e);
+    return rc;
+}
+
+static int load_alloc(struct plat_cache *pc, struct conf *c, struct conf_node *n, struct err *e)
+{
+    struct conf_node *a = conf_get(n, "allocation");
+    if (!a)
+        return 0;
+    int rc = conf_expect(c, a, CONF_MAP, e);
+    uint64_t classes = 0, len = pc->geom.assoc, share = 0;
+    int cdp = 0, sparse = 0;
+    if (!rc)
+        rc = conf_u64(c, a, "classes", CONF_REQ, 1, PLAT_MAX_CLASSES, &classes, e);
+    if (!rc)
+        rc = conf_u64(c, a, "cbm_len", CONF_OPT, 1, 64, &len, e);
+    if (!rc)
+        rc = conf_bool(c, a, "cdp", CONF_OPT, &cdp, e);
+    if (!rc)
+        rc = conf_u64(c, a, "shareable", CONF_OPT, 0, UINT64_MAX, &share, e);
+    if (!rc)
+        rc = conf_bool(c, a, "sparse", CONF_OPT, &sparse, e);
+    if (rc)
+        return rc;
+    /* Each mask bit stands for a whole number of ways, so a mask confines
+     * exactly the capacity it names. */
+    if (len > pc->geom.assoc || pc->geom.assoc % len)
+        return conf_error(c, conf_get(a, "cbm_len") ? conf_get(a, "cbm_len") : a, e,
+                          "cbm_len %llu must divide the %u ways", (unsigned long long)len,
+                          pc->geom.assoc);
+    if (share & ~bits_mask((unsigned)len))
+        return conf_error(c, conf_get(a, "shareable"), e, "0x%llx has bits beyond cbm_len %llu",
+                          (unsigned long long)share, (unsigned long long)len);
+    pc->alloc = (struct plat_alloc){(unsigned)classes, (unsigned)len, cdp, share, sparse};
+    return 0;
+}
+
+static int load_cache(struct plat *p, struct conf *c, struct conf_node *caches, enum plat_level l,
+                      struct err *e)
+{
+    struct plat_cache *pc = &p->cache[l];
+    const char *name = plat_level_name[l];
+    struct conf_node *n = conf_get(caches, name);
+    if (!n) {
+        if (l == PLAT_L3)
+            return 0;
+        return conf_error(c, caches, e, "%s: missing (L1I, L1D and L2 are required)", name);
+    }
+    int rc = conf_expect(c, n, CONF_MAP, e);
+    uint64_t size = 0, ways = 0, line = 64, lat = 0;
+    unsigned scope = l == PLAT_L3 ? PLAT_SCOPE_DOMAIN : PLAT_SCOPE_CORE, incl = HIER_NINE;
+    const char *policy = "lru";
+    if (!rc)
+        rc = conf_size(c, n, "size", CONF_REQ, 1, UINT64_MAX, &size, e);
+    if (!rc)
+        rc = conf_u64(c, n, "ways", CONF_REQ, 1, CACHE_MAX_ASSOC, &ways, e);
+    if (!rc)
+        rc = conf_u64(c, n, "line", CONF_OPT, 16, 4096, &line, e);
+    if (!rc)
+        rc = conf_u64(c, n, "latency", CONF_REQ, 1, 10000, &lat, e);
+    if (!rc)
+        rc = conf_enum(c, n, "shared_by", CONF_OPT, plat_scope_name, PLAT_NSCOPE, &scope, e);
+    if (!rc)
+        rc = conf_enum(c, n, "inclusion", CONF_OPT, incl_names, 2, &incl, e);
+    if (!rc)
+        rc = conf_str(c, n, "policy", CONF_OPT, &policy, e);
+    if (!rc)
+        rc = conf_bool(c, n, "monitored", CONF_OPT, &pc->monitored, e);
+    if (rc)
+        return rc;
+    pc->present = 1;
+    pc->geom = (struct cache_geom){size, (uint32_t)ways, (uint32_t)line};
+    pc->latency = (unsigned)lat;
+    pc->scope = (enum plat_scope)scope;
+    pc->incl = (enum hier_incl)incl;
+    struct err ge;
+    if (cache_geom_check(&pc->geom, &ge))
+        return conf_error(c, n, e, "%s", ge.msg);
+    pc->repl = repl_find(policy);
+    if (!pc->repl)
+        return conf_error(c, conf_get(n, "policy"), e,
+                          "unknown replacement policy '%s' (lru, plru, srrip)", policy);
+    const char *why = pc->repl->check ? pc->repl->check(pc->geom.assoc) : NULL;
+    if (why)
+        return conf_error(c, conf_get(n, "policy"), e, "%s", why);
+    /* L1s are private to a core; L2 belongs to a core or a module; L3 to a domain. */
+    int ok = l <= PLAT_L1D  ? scope == PLAT_SCOPE_CORE
+             : l == PLAT_L2 ? scope != PLAT_SCOPE_DOMAIN
+                            : scope == PLAT_SCOPE_DOMAIN;
+    if (!ok)
+        return conf_error(c, conf_get(n, "shared_by"), e, "%s cannot be shared by a %s", name,
+                          plat_scope_name[scope]);
+    if (l <= PLAT_L1D && incl != HIER_NINE)
+        return conf_error(c, conf_get(n, "inclusion"), e, "an L1 has no level above it");
+    return load_alloc(pc, c, n, e);
+}
+
+static int load_caches(struct plat *p, struct conf *c, struct conf_node *root, struct err *e)
+{
+    struct conf_node *n = conf_get(root, "caches");
+    if (!n)
+        return conf_error(c, root, e, "caches: missing section");
+    int rc = conf_expect(c, n, CONF_MAP, e);
+    for (int l = 0; l < PLAT_NLEVEL && !rc; l++)
+        rc = load_cache(p, c, n, (enum plat_level)l, e);
+    if (rc)
+        return rc;
+    /* Lines move between levels whole. */
+    for (int l = 1; l < PLAT_NLEVEL; l++)
+        if (p->cache[l].present && p->cache[l].geom.line != p->cache[0].geom.line)
+            return conf_error(c, conf_get(n, plat_level_name[l]), e,
+                              "line size %u differs from L1I's %u: every level needs one line size",
+                              p->cache[l].geom.line, p->cache[0].geom.line);
+    /* Each level down is further away. */
+    unsigned l1 = p->cache[PLAT_L1I].latency > p->cache[PLAT_L1D].latency
+                      ? p->cache[PLAT_L1I].latency
+                      : p->cache[PLAT_L1D].latency;
+    if (p->cache[PLAT_L2].latency <= l1)
+        return conf_error(c, conf_get(n, "L2"), e, "latency %u must exceed the L1s' %u",
+                          p->cache[PLAT_L2].latency, l1);
+    if (p->cache[PLAT_L3].present && p->cache[PLAT_L3].latency <= p->cache[PLAT_L2].latency)
+        return conf_error(c, conf_get(n, "L3"), e, "latency %u must exceed L2's %u",
+                          p->cache[PLAT_L3].latency, p->cache[PLAT_L2].latency);
+    return 0;
+}
+
+static int load_mem(struct plat *p, struct conf *c, struct conf_node *root, struct err *e)
+{
+    struct conf_node *n = conf_get(root, "memory");
+    if (!n)
+        return conf_error(c, root, e, "memory: missing section");
+    struct plat_mem *o = &p->mem;
+    uint64_t ch = 1;
+    o->remote = 0;
+    int rc = conf_expect(c, n, CONF_MAP, e);
+    if (!rc)
+        rc = conf_u64(c, n, "channels", CONF_REQ, 1, 64, &ch, e);
+    if (!rc)
+        rc = conf_rate(c, n, "peak", CONF_REQ, 1e6, 1e13, &o->peak, e);
+    if (!rc)
+        rc = conf_time(c, n, "latency", CONF_REQ, 1e-10, 1e-5, &o->latency, e);
+    if (!rc)
+        rc = conf_time(c, n, "remote_penalty", CONF_OPT, 0, 1e-5, &o->remote, e);
+    o->channels = (unsigned)ch;
+    return rc;
+}
+
+static int load_mon(struct plat *p, struct conf *c, struct conf_node *qos, struct err *e)
+{
+    struct plat_mon *o = &p->mon;
+    *o = (struct plat_mon){.tags = 0, .width = 62, .scale = 64, .sample = 1};
+    struct conf_node *n = conf_get(qos, "monitoring");
+    if (!n)
+        return 0;
+    uint64_t tags = 0, width = o->width, scale = o->scale;
+    int rc = conf_expect(c, n, CONF_MAP, e);
+    if (!rc)
+        rc = conf_u64(c, n, "ids", CONF_REQ, 1, PLAT_MAX_TAGS, &tags, e);
+    if (!rc)
+        rc = conf_bool(c, n, "occupancy", CONF_OPT, &o->occupancy, e);
+    if (!rc)
+        rc = conf_bool(c, n, "total", CONF_OPT, &o->total, e);
+    if (!rc)
+        rc = conf_bool(c, n, "local", CONF_OPT, &o->local, e);
+    if (!rc)
+        rc = conf_u64(c, n, "width", CONF_OPT, 8, 62, &width, e);
+    if (!rc)
+        rc = conf_u64(c, n, "scale", CONF_OPT, 1, 1u << 30, &scale, e);
+    if (!rc)
+        rc = conf_f64(c, n, "sample", CONF_OPT, 1e-6, 1, &o->sample, e);
+    o->tags = (unsigned)tags;
+    o->width = (unsigned)width;
+    o->scale = scale;
+    return rc;
+}
+
+static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct err *e)
+{
+    struct plat_bw *o = &p->bw;
+    *o = (struct plat_bw){.kind = BW_NONE, .classes = 1, .window = 1e-6};
+    struct conf_node *n = conf_get(qos, "bandwidth");
+    if (!n)
+        return 0;
+    unsigned kind = 0;
+    uint64_t classes = 1, max = 0, gran = 1, nblks = 0, mrbwb = 0;
+    int rc = conf_expect(c, n, CONF_MAP, e);
+    if (!rc)
+        rc = conf_enum(c, n, "kind", CONF_REQ, bw_kind_name + 1, BW_NKIND - 1, &kind, e);
+    if (!rc)
+        rc = conf_u64(c, n, "classes", CONF_REQ, 1, PLAT_MAX_CLASSES, &classes, e);
+    if (rc)
+        return rc;
+    o->kind = (enum bw_kind)(kind + 1);
+    o->classes = (unsigned)classes;
+    if (o->kind == BW_DELAY) {
+        rc = conf_u64(c, n, "max", CONF_REQ, 1, 99, &max, e);
+        if (!rc)
+            rc = conf_u64(c, n, "granularity", CONF_OPT, 1, 99, &gran, e);
+        if (!rc)
+            rc = conf_bool(c, n, "linear", CONF_OPT, &o->linear, e);
+        if (!rc && max % gran)
+            return conf_error(c, conf_get(n, "max"), e,
+                              "%llu is not a multiple of granularity %llu", (unsigned long long)max,
+                              (unsigned long long)gran);
+    } else {
+        rc = conf_time(c, n, "window", CONF_OPT, 1e-9, 1e-2, &o->window, e);
+        if (!rc && o->kind == BW_RATE)
+            rc = conf_u64(c, n, "max", CONF_REQ, 1, 32, &max, e); /* BW_LEN */
+        if (!rc && o->kind == BW_SHARE)
+            rc = conf_u64(c, n, "blocks", CONF_REQ, 1, 65535, &nblks, e);
+        if (!rc && o->kind == BW_SHARE) {
+            mrbwb = nblks;
+            rc = conf_u64(c, n, "mrbwb", CONF_OPT, 1, nblks, &mrbwb, e);
+        }
+    }
+    o->max = (unsigned)max;
+    o->granularity = (unsigned)gran;
+    o->nblks = (unsigned)nblks;
+    o->mrbwb = (unsigned)mrbwb;
+    return rc;
+}
+
+static int load_cbqri_list(struct plat *p, struct conf *c, struct conf_node *cb, const char *key,
+                           int bw, struct err *e)
+{
+    struct conf_node *n = conf_get(cb, key);
+    if (!n)
+        return 0;
+    int rc = conf_expect(c, n, CONF_SEQ, e);
+    if (rc)
+        return rc;
+    if (n->nkids > PLAT_MAX_CTLS)
+        return conf_error(c, n, e, "at most %d controllers", PLAT_MAX_CTLS);
+    for (unsigned i = 0; i < n->nkids; i++) {
+        struct conf_node *m = &n->kids[i];
+        struct plat_cbqri_ctl *o = bw ? &p->cbqri_bw[i] : &p->cbqri_cap[i];
+        uint64_t base = 0, rcids = 0, mcids = 0, blocks = 0, mrbwb = 0;
+        unsigned at = 0;
+        rc = conf_expect(c, m, CONF_MAP, e);
+        if (!rc)
+            rc = conf_enum(c, m, "at", CONF_REQ, ctl_level_names, 3, &at, e);
+        if (!rc)
+            rc = conf_u64(c, m, "base", CONF_REQ, 0, UINT64_MAX, &base, e);
+        if (!rc)
+            rc = conf_u64(c, m, "rcids", CONF_REQ, 1, PLAT_MAX_CLASSES, &rcids, e);
+        if (!rc)
+            rc = conf_u64(c, m, "mcids", CONF_REQ, 1, PLAT_MAX_TAGS, &mcids, e);
+        if (!rc)
+            rc = conf_u64(c, m, "blocks", CONF_REQ, 1, 65535, &blocks, e);
+        if (!rc && bw) {
+            mrbwb = blocks;
+            rc = conf_u64(c, m, "mrbwb", CONF_OPT, 1, blocks, &mrbwb, e);
+        }
+        if (!rc && !bw)
+            rc = conf_bool(c, m, "frcid", CONF_OPT, &o->frcid, e);
+        if (rc)
+            return rc;
+        if (base & 0xfff)
+            return conf_error(c, conf_get(m, "base"), e,
+                              "0x%llx is not 4 KiB aligned (CBQRI controllers are)",
+                              (unsigned long long)base);
+        if (bw ? at != 2 : at == 2)
+            return conf_error(c, conf_get(m, "at"), e, "a %s controller cannot sit at %s",
+                              bw ? "bandwidth" : "capacity", ctl_level_names[at]);
+        o->level = at == 0 ? PLAT_L2 : at == 1 ? PLAT_L3 : PLAT_NLEVEL;
+        if (!bw && !p->cache[o->level].present)
+            return conf_error(c, conf_get(m, "at"), e, "the profile has no %s",
+                              ctl_level_names[at]);
+        o->base = base;
+        o->rcids = (unsigned)rcids;
+        o->mcids = (unsigned)mcids;
+        o->blocks = (unsigned)blocks;
+        o->mrbwb = (unsigned)mrbwb;
+    }
+    *(bw ? &p->n_cbqri_bw : &p->n_cbqri_cap) = n->nkids;
+    return 0;
+}
+
+static int load_lwp(struct plat *p, struct conf *c, struct conf_node *qos, struct err *e)
+{
+    struct conf_node *n = conf_get(qos, "lwp");
+    if (!n)
+        return 0;
+    struct plat_lwp *o = &p->lwp;
+    uint64_t ev = 3, lat = 10, minbuf = 1;
+    int rc = conf_expect(c, n, CONF_MAP, e);
+    /* The LWPCB, 40 + 8 bytes per event, has its size in an 8-bit CPUID field. */
+    if (!rc)
+        rc = conf_u64(c, n, "max_events", CONF_OPT, 1, 26, &ev, e);
+    if (!rc)
+        rc = conf_u64(c, n, "latency_bits", CONF_OPT, 10, 31, &lat, e);
+    if (!rc)
+        rc = conf_u64(c, n, "min_buffer", CONF_OPT, 1, 255, &minbuf, e);
+    if (!rc)
+        rc = conf_bool(c, n, "data_address", CONF_OPT, &o->data_address, e);
+    if (!rc)
+        rc = conf_bool(c, n, "cache_level", CONF_OPT, &o->cache_level, e);
+    if (!rc)
+        rc = conf_bool(c, n, "cache_latency", CONF_OPT, &o->cache_latency, e);
+    if (!rc)
+        rc = conf_bool(c, n, "branch_prediction", CONF_OPT, &o->branch_prediction, e);
+    if (!rc)
+        rc = conf_bool(c, n, "ip_filter", CONF_OPT, &o->ip_filter, e);
+    o->present = 1;
+    o->max_events = (unsigned)ev;
+    o->latency_bits = (unsigned)lat;
+    o->min_buffer = (unsigned)minbuf;
+    return rc;
+}
+
+static int load_qos(struct plat *p, struct conf *c, struct conf_node *root, struct err *e)
+{
+    struct conf_node *q = conf_get(root, "qos");
+    int rc = q ? conf_expect(c, q, CONF_MAP, e) : 0;
+    if (!rc)
+        rc = load_mon(p, c, q, e);
+    if (!rc)
+        rc = load_bw(p, c, q, e);
+    struct conf_node *cb = q ? conf_get(q, "cbqri") : NULL;
+    if (!rc && cb)
+        rc = conf_expect(c, cb, CONF_MAP, e);
+    if (!rc && cb)
+        rc = load_cbqri_list(p, c, cb, "capacity", 0, e);
+    if (!rc && cb)
+        rc = load_cbqri_list(p, c, cb, "bandwidth", 1, e);
+    if (!rc)
+        rc = load_lwp(p, c, q, e);
+    if (rc)
+        return rc;
+    /* Occupancy is only monitored where a cache says so, and only with tags. */
+    struct conf_node *caches = conf_get(root, "caches");
+    for (int l = 0; l < PLAT_NLEVEL; l++)
+        if (p->cache[l].monitored && !p->mon.tags)
+            return conf_error(c, conf_get(conf_get(caches, plat_level_name[l]), "monitored"), e,
+                              "%s is monitored but qos.monitoring gives no ids",
+                              plat_level_name[l]);
+    return 0;
+}
+
+int plat_from_conf(struct plat *p, struct conf *c, struct err *e)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->file, sizeof p->file, "%s", c->file);
+    struct conf_node *root = c->root;
+    int rc = conf_expect(c, root, CONF_MAP, e);
+    const char *name = NULL;
+    unsigned vendor = 0;
+    if (!rc)
+        rc = conf_str(c, root, "name", CONF_REQ, &name, e);
+    if (!rc)
+        rc = conf_enum(c, root, "vendor", CONF_REQ, plat_vendor_name, PLAT_NVENDOR, &vendor, e);
+    if (rc)
+        return rc;
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->vendor = (enum plat_vendor)vendor;
+    if ((rc = load_topo(p, c, root, e)) || (rc = load_core(p, c, root, e)) ||
+        (rc = load_caches(p, c, root, e)) || (rc = load_mem(p, c, root, e)) ||
+        (rc = load_qos(p, c, root, e)))
+        return rc;
+    if (p->bw.kind == BW_RATE && !p->cache[PLAT_L3].present)
+        return conf_error(c, conf_get(conf_get(conf_get(root, "qos"), "bandwidth"), "kind"), e,
+                          "rate limits L3-to-memory traffic, but there is no L3");
+    return conf_check_unused(c, root, e);
+}
+
+int plat_load(struct plat *p, const char *what, struct err *e)
+{
+    struct conf c;
+    size_t n = strlen(what);
+    int rc;
+    if (strchr(what, '/') || (n > 5 && !strcmp(what + n - 5, ".yaml"))) {
+        rc = conf_load_file(&c, what, e);
+    } else {
+        const struct plat_builtin *b = builtin_find(what);
+        if (!b) {
+            char names[256] = "";
+            for (unsigned k = 0; plat_builtins[k].name; k++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
+                         plat_builtins[k].name);
+            return err_set(e, -QOSIM_ENOENT, "no platform profile called '%s' (shipped: %s)", what,
+                           names);
+        }
+        rc = conf_load_mem(&c, b->file, b->text, strlen(b->text), e);
+    }
+    if (rc)
+        return rc;
+    rc = plat_from_conf(p, &c, e);
+    conf_free(&c);
+    return rc;
+}
+
+void plat_place(const struct plat *p, unsigned cpu, struct plat_place *o)
+{
+    const struct plat_topo *t = &p->topo;
+    unsigned core = cpu / t->threads, module = core / t->cores, domain = module / t->modules,
+             node = domain / t->domains;
+    *o = (struct plat_place){node / t->nodes, node, domain, module, core, cpu % t->threads};
+}
+
+unsigned plat_cache_inst(const struct plat *p, enum plat_level l, unsigned cpu)
+{
+    struct plat_place pl;
+    plat_place(p, cpu, &pl);
+    switch (p->cache[l].scope) {
+    case PLAT_SCOPE_CORE:
+        return pl.core;
+    case PLAT_SCOPE_MODULE:
+        return pl.module;
+    default:
+        return pl.domain;
+    }
+}
+
+unsigned plat_cache_count(const struct plat *p, enum plat_level l)
+{
+    if (!p->cache[l].present)
+        return 0;
+    return p->cache[l].scope == PLAT_SCOPE_CORE     ? p->ncores
+           : p->cache[l].scope == PLAT_SCOPE_MODULE ? p->nmodules
+                                                    : p->ndomains;
+}

@@ -1,0 +1,147 @@
+/* Platform profiles: what a machine is made of (topology, clocks, caches,
+ * memory) and which QoS capabilities its hardware has, read from a YAML
+ * file and validated completely before anything is built from it.
+ *
+ * Profiles shipped with qosim (profiles/ *.yaml) are compiled in and found by
+ * name; any other profile is a path. The topology nests socket > NUMA node >
+ * L3 domain > L2 module > core > SMT thread; logical CPUs are numbered in
+ * that order, threads of a core adjacent. */
+#ifndef QOSIM_SIM_PLAT_H
+#define QOSIM_SIM_PLAT_H
+
+#include "bw.h"
+#include "cache.h"
+#include "hier.h"
+#include "util/conf.h"
+
+#include <stdint.h>
+
+enum plat_level { PLAT_L1I, PLAT_L1D, PLAT_L2, PLAT_L3, PLAT_NLEVEL };
+extern const char *const plat_level_name[PLAT_NLEVEL];
+/* Who shares one instance of a cache. */
+enum plat_scope { PLAT_SCOPE_CORE, PLAT_SCOPE_MODULE, PLAT_SCOPE_DOMAIN, PLAT_NSCOPE };
+extern const char *const plat_scope_name[PLAT_NSCOPE];
+enum plat_vendor { PLAT_INTEL, PLAT_AMD, PLAT_RISCV, PLAT_NVENDOR };
+extern const char *const plat_vendor_name[PLAT_NVENDOR];
+
+#define PLAT_MAX_CPUS    1024
+#define PLAT_MAX_CLASSES 4096 /* CBQRI RCIDs are 12 bits */
+#define PLAT_MAX_TAGS    4096 /* RMIDs (10 bits) and MCIDs (12 bits) */
+#define PLAT_MAX_CTLS    8    /* CBQRI controllers of one kind */
+
+struct plat_topo {
+    unsigned sockets, nodes, domains, modules, cores, threads; /* each per parent */
+};
+
+/* Cache allocation (CAT, PQE, a CBQRI capacity controller) on one level. */
+struct plat_alloc {
+    unsigned classes;   /* 0: the level has no allocation control */
+    unsigned cbm_len;   /* capacity bitmask bits (CBQRI: NCBLKS); each bit is ways/cbm_len ways */
+    int cdp;            /* code and data masks separately */
+    uint64_t shareable; /* bits other agents also use (CPUID.10H EBX) */
+    int sparse;         /* non-contiguous masks allowed */
+};
+
+struct plat_cache {
+    int present;
+    struct cache_geom geom;
+    unsigned latency; /* cycles, load-to-use from this level */
+    enum plat_scope scope;
+    enum hier_incl incl; /* nine or inclusive (of the levels above) */
+    const struct repl_ops *repl;
+    struct plat_alloc alloc;
+    int monitored; /* occupancy monitoring at this level */
+};
+
+struct plat_core {
+    double freq; /* Hz */
+    double cpi;  /* cycles per instruction when nothing misses */
+    double mlp;  /* independent misses overlapping: a miss stalls latency / mlp */
+    double link; /* bytes per cycle from L2 to the interconnect */
+};
+
+struct plat_mem {
+    unsigned channels; /* per NUMA node */
+    double peak;       /* bytes per second per node */
+    double latency;    /* seconds, base read latency after the LLC */
+    double remote;     /* seconds added for another node's memory */
+};
+
+/* Monitoring: tags (RMIDs, MCIDs), occupancy and byte counters. */
+struct plat_mon {
+    unsigned tags; /* monitoring IDs (RMID 0..tags-1); 0: no monitoring */
+    int occupancy, total, local;
+    unsigned width; /* byte counter bits; counters wrap at 2^width */
+    uint64_t scale; /* bytes per counter unit (CPUID.F.1 EBX upscaling factor) */
+    double sample;  /* share of sets the occupancy estimator samples (0, 1] */
+};
+
+/* Memory bandwidth control. */
+struct plat_bw {
+    enum bw_kind kind; /* BW_NONE, BW_DELAY (at L2 egress), BW_RATE (L3 to memory,
+                          per L3 domain), BW_SHARE (at each node's memory controller) */
+    unsigned classes;
+    unsigned max;         /* delay: max throttle percent; rate: BW_LEN bits */
+    unsigned granularity; /* delay: percent step */
+    int linear;           /* delay: linear scale (CPUID.10H.3 ECX[2]) */
+    double window;        /* rate, share: accounting window, seconds */
+    unsigned nblks;       /* share: NBWBLKS */
+    unsigned mrbwb;       /* share: MRBWB, the most blocks that may be reserved */
+};
+
+/* A CBQRI controller's place and size. */
+struct plat_cbqri_ctl {
+    enum plat_level level; /* capacity: PLAT_L2 or PLAT_L3; bandwidth: PLAT_NLEVEL = memory */
+    uint64_t base;         /* MMIO base of instance 0; instance i at base + i * 4096 */
+    unsigned rcids, mcids;
+    unsigned blocks; /* NCBLKS or NBWBLKS */
+    unsigned mrbwb;  /* bandwidth: MRBWB */
+    int frcid;       /* capacity: FLUSH_RCID supported */
+};
+
+struct plat_lwp {
+    int present;
+    unsigned max_events;   /* event counters in the LWPCB */
+    unsigned latency_bits; /* DCache miss latency counter width (ECX[4:0]) */
+    unsigned min_buffer;   /* minimum ring buffer size, in 32-event units */
+    int data_address, cache_level, cache_latency, branch_prediction, ip_filter;
+};
+
+struct plat {
+    char name[64];
+    char file[256];
+    enum plat_vendor vendor;
+    struct plat_topo topo;
+    struct plat_core core;
+    struct plat_cache cache[PLAT_NLEVEL];
+    struct plat_mem mem;
+    struct plat_mon mon;
+    struct plat_bw bw;
+    struct plat_cbqri_ctl cbqri_cap[PLAT_MAX_CTLS], cbqri_bw[PLAT_MAX_CTLS];
+    unsigned n_cbqri_cap, n_cbqri_bw;
+    struct plat_lwp lwp;
+    /* Derived. */
+    unsigned ncpus, ncores, nmodules, ndomains, nnodes;
+};
+
+/* The profile called name (a shipped one) or at a path (containing '/' or
+ * ending in .yaml). */
+int plat_load(struct plat *p, const char *name_or_path, struct err *e);
+/* From an already loaded document (for tests and fuzzing); checks unknown keys. */
+int plat_from_conf(struct plat *p, struct conf *c, struct err *e);
+
+/* Shipped profiles, for listing: name and YAML text; NULL past the end. */
+const char *plat_builtin_name(unsigned i);
+const char *plat_builtin_text(const char *name);
+
+/* Where logical CPU cpu sits. */
+struct plat_place {
+    unsigned socket, node, domain, module, core, thread;
+};
+void plat_place(const struct plat *p, unsigned cpu, struct plat_place *out);
+/* Instance of a cache level serving cpu. */
+unsigned plat_cache_inst(const struct plat *p, enum plat_level l, unsigned cpu);
+/* Instances of a cache level. */
+unsigned plat_cache_count(const struct plat *p, enum plat_level l);
+
+#endif

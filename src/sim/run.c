@@ -1,0 +1,210 @@
+#include "run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t ticks(const struct run *r, double sec)
+{
+    return (uint64_t)llround(sec * r->m.ticks_per_sec);
+}
+
+int run_init(struct run *r, struct scen *s, struct err *e)
+{
+    memset(r, 0, sizeof *r);
+    r->s = s;
+    int rc = mach_init(&r->m, &s->plat, s->ntask, e);
+    if (rc)
+        return rc;
+    r->task = calloc(s->ntask, sizeof *r->task);
+    r->wl = calloc(s->ntask, sizeof *r->wl);
+    r->last = calloc(s->ntask, sizeof *r->last);
+    r->mark = calloc(s->ntask, sizeof *r->mark);
+    r->occ_sum = calloc(s->ntask, sizeof *r->occ_sum);
+    r->phase_row = calloc((size_t)s->nphase * s->ntask, sizeof *r->phase_row);
+    if (!r->task || !r->wl || !r->last || !r->mark || !r->occ_sum || !r->phase_row) {
+        run_free(r);
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    }
+    for (unsigned i = 0; i < s->ntask; i++) {
+        const struct scen_task *st = &s->task[i];
+        uint64_t seed = s->seed * 0x9e3779b97f4a7c15ull + i + 1;
+        rc = st->is_trace ? wl_trace_new(st->trace, st->fmt, st->loop, &r->wl[i], e)
+                          : wl_synth_new(&st->wp, seed, &r->wl[i], e);
+        if (rc) {
+            if (st->is_trace)
+                err_set(e, rc, "task %s: %s", st->name, e->msg);
+            run_free(r);
+            return rc;
+        }
+        unsigned node = st->node >= 0 ? (unsigned)st->node : r->m.cpu[st->cpu].node;
+        core_task_init(&r->task[i].ct, r->wl[i], mach_phys_base(node, i));
+        r->task[i].cpu = st->cpu;
+        r->task[i].cls = st->cls;
+        r->task[i].tag = st->tag;
+    }
+    rc = sched_init(&r->sch, &r->m, r->task, s->ntask, s->quantum * MACH_TICK, ticks(r, s->slice),
+                    e);
+    if (rc)
+        run_free(r);
+    return rc;
+}
+
+void run_free(struct run *r)
+{
+    if (r->sch.cpu)
+        sched_free(&r->sch);
+    for (unsigned i = 0; r->wl && i < r->s->ntask; i++)
+        if (r->wl[i])
+            wl_free(r->wl[i]);
+    if (r->m.cpu)
+        mach_free(&r->m);
+    free(r->task);
+    free(r->wl);
+    free(r->last);
+    free(r->mark);
+    free(r->occ_sum);
+    free(r->phase_row);
+    memset(r, 0, sizeof *r);
+}
+
+int run_apply(struct run *r, const struct scen_phase *ph, struct err *e)
+{
+    struct mach *m = &r->m;
+    for (unsigned i = 0; i < ph->nset; i++) {
+        const struct scen_set *x = &ph->set[i];
+        int rc = 0;
+        if (x->kind == SCEN_MASK) {
+            uint64_t ways = mach_cbm_ways(m, x->level, x->cbm);
+            for (unsigned k = 0; k < m->ncache[x->level] && !rc; k++)
+                for (int t = MACH_DATA; t <= MACH_CODE && !rc; t++)
+                    if ((x->inst < 0 || (unsigned)x->inst == k) && (x->type < 0 || x->type == t))
+                        rc = mach_set_mask(m, x->level, k, x->cls, (enum mach_type)t, ways);
+        } else if (x->kind == SCEN_BW) {
+            struct bw_class_set b;
+            bw_class_reset(m->p.bw.kind, &b);
+            b.delay_pct = x->delay_pct;
+            b.rate = x->rate / m->ticks_per_sec;
+            b.rbwb = x->rbwb;
+            b.weight = x->weight;
+            for (unsigned k = 0; k < m->nbw && !rc; k++)
+                if (x->ctl < 0 || (unsigned)x->ctl == k)
+                    rc = mach_set_bw(m, k, x->cls, &b);
+        } else {
+            r->task[x->task].cls = x->new_cls;
+            r->task[x->task].tag = x->new_tag;
+            sched_reload(&r->sch, x->task);
+        }
+        if (rc)
+            return err_set(e, rc, "phase %s: setting %u could not be applied", ph->name, i + 1);
+    }
+    return 0;
+}
+
+/* Fills row with the counts between two snapshots. */
+static void row_delta(const struct run *r, struct run_row *row, const struct mach_tstat *a,
+                      const struct mach_tstat *b, double t0, double t1)
+{
+    row->t0 = t0;
+    row->t1 = t1;
+    row->instr = b->instr - a->instr;
+    row->cycles = (b->ticks - a->ticks) / MACH_TICK;
+    row->ipc = row->cycles ? (double)row->instr / (double)row->cycles : 0;
+    for (int l = 0; l < PLAT_NLEVEL; l++) {
+        row->ref[l] = b->ref[l] - a->ref[l];
+        row->miss[l] = b->miss[l] - a->miss[l];
+    }
+    row->rd_bytes = b->rd_bytes - a->rd_bytes;
+    row->wr_bytes = b->wr_bytes - a->wr_bytes;
+    double dt = t1 > t0 ? t1 - t0 : 1;
+    row->rd_bw = (double)row->rd_bytes / dt;
+    row->wr_bw = (double)row->wr_bytes / dt;
+    (void)r;
+}
+
+static void phase_end(struct run *r, double t)
+{
+    struct scen *s = r->s;
+    for (unsigned i = 0; i < s->ntask; i++) {
+        struct run_row *row = &r->phase_row[(size_t)r->cur_phase * s->ntask + i];
+        row_delta(r, row, &r->mark[i], &r->m.ts[i], r->mark_t, t);
+        row->phase = r->cur_phase;
+        row->task = i;
+        row->llc_bytes = r->occ_n ? (uint64_t)(r->occ_sum[i] / r->occ_n) : 0;
+    }
+}
+
+static void mark(struct run *r, double t)
+{
+    memcpy(r->mark, r->m.ts, r->s->ntask * sizeof *r->mark);
+    r->mark_t = t;
+    memset(r->occ_sum, 0, r->s->ntask * sizeof *r->occ_sum);
+    r->occ_n = 0;
+}
+
+int run_all(struct run *r, run_row_fn row_fn, run_progress_fn progress, void *ctx, struct err *e)
+{
+    struct scen *s = r->s;
+    const double end = s->duration;
+    unsigned next_phase = 0, k = 1;
+    double t = 0, t_interval = s->interval, t_settle = -1;
+    int rc = 0;
+    while (!rc) {
+        /* Events due now: a phase starts (settings apply, statistics restart
+         * after its settling time); the settle mark passes. */
+        if (next_phase < s->nphase && s->phase[next_phase].at <= t) {
+            if (next_phase > 0)
+                phase_end(r, t);
+            r->cur_phase = next_phase;
+            if ((rc = run_apply(r, &s->phase[next_phase], e)))
+                break;
+            double pend = next_phase + 1 < s->nphase ? s->phase[next_phase + 1].at : end;
+            t_settle = t + s->settle < pend ? t + s->settle : t;
+            next_phase++;
+            if (t_settle <= t) {
+                mark(r, t);
+                t_settle = -1;
+            }
+        }
+        if (t_settle >= 0 && t_settle <= t) {
+            mark(r, t);
+            t_settle = -1;
+        }
+        if (t >= end)
+            break;
+        double next = t_interval < end ? t_interval : end;
+        if (next_phase < s->nphase && s->phase[next_phase].at < next)
+            next = s->phase[next_phase].at;
+        if (t_settle >= 0 && t_settle < next)
+            next = t_settle;
+        if ((rc = sched_run(&r->sch, ticks(r, next), e)))
+            break;
+        t = next;
+        if (t >= t_interval || t >= end) {
+            for (unsigned i = 0; i < s->ntask; i++) {
+                struct run_row row = {.phase = r->cur_phase, .task = i};
+                row_delta(r, &row, &r->last[i], &r->m.ts[i], t_interval - s->interval, t);
+                row.llc_bytes = mach_task_lines(&r->m, r->m.llc, i) * r->m.line;
+                const struct mach_cpu *p = &r->m.cpu[r->task[i].cpu];
+                unsigned inst = r->m.llc == PLAT_L3 ? p->l3->inst : p->l2->inst;
+                row.tag_bytes = mach_occupancy(&r->m, r->m.llc, inst, r->task[i].tag) * r->m.line;
+                row.est_bytes =
+                    mach_occupancy_est(&r->m, r->m.llc, inst, r->task[i].tag) * r->m.line;
+                if (t_settle < 0)
+                    r->occ_sum[i] += (double)row.llc_bytes;
+                if (row_fn)
+                    row_fn(ctx, &row);
+            }
+            if (t_settle < 0)
+                r->occ_n++;
+            memcpy(r->last, r->m.ts, s->ntask * sizeof *r->last);
+            k++;
+            t_interval = s->interval * k;
+            if (progress)
+                progress(ctx, t / end);
+        }
+    }
+    if (!rc)
+        phase_end(r, end);
+    return rc;
+}

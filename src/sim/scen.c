@@ -1,0 +1,494 @@
+#include "scen.h"
+
+#include "mach.h"
+#include "util/bits.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const type_names[] = {"data", "code", "both"};
+static const char *const level_names[] = {"L1I", "L1D", "L2", "L3"};
+
+/* A path as written in the file, relative to the file's directory. */
+static void rel_path(char *out, size_t cap, const char *base, const char *p)
+{
+    if (p[0] == '/' || !base[0])
+        snprintf(out, cap, "%s", p);
+    else
+        snprintf(out, cap, "%s/%s", base, p);
+}
+
+static int load_platform(struct scen *s, struct conf *c, const char *base, struct err *e)
+{
+    const char *name = NULL;
+    int rc = conf_str(c, c->root, "platform", CONF_REQ, &name, e);
+    if (rc)
+        return rc;
+    char path[512];
+    size_t n = strlen(name);
+    if (strchr(name, '/') || (n > 5 && !strcmp(name + n - 5, ".yaml")))
+        rel_path(path, sizeof path, base, name);
+    else
+        snprintf(path, sizeof path, "%s", name);
+    rc = plat_load(&s->plat, path, e);
+    /* A profile's own errors name its file; one that is not there is this file's error. */
+    if (rc == -QOSIM_ENOENT || rc == -QOSIM_EIO)
+        return conf_error(c, conf_get(c->root, "platform"), e, "%s", e->msg);
+    return rc;
+}
+
+static unsigned max_classes(const struct plat *p)
+{
+    unsigned n = p->bw.kind != BW_NONE ? p->bw.classes : 1;
+    for (int l = 0; l < PLAT_NLEVEL; l++)
+        if (p->cache[l].alloc.classes > n)
+            n = p->cache[l].alloc.classes;
+    return n;
+}
+
+static int load_workload(struct scen_task *t, struct conf *c, struct conf_node *w, const char *base,
+                         struct err *e)
+{
+    int rc = conf_expect(c, w, CONF_MAP, e);
+    if (rc)
+        return rc;
+    const char *path = NULL;
+    if ((rc = conf_str(c, w, "trace", CONF_OPT, &path, e)))
+        return rc;
+    if (path) {
+        const char *fmt = NULL;
+        t->is_trace = 1;
+        t->loop = 1;
+        rel_path(t->trace, sizeof t->trace, base, path);
+        rc = conf_str(c, w, "format", CONF_OPT, &fmt, e);
+        if (!rc)
+            rc = conf_bool(c, w, "loop", CONF_OPT, &t->loop, e);
+        if (rc)
+            return rc;
+        if (!fmt)
+            fmt = trace_guess(t->trace);
+        t->fmt = trace_find(fmt);
+        if (!t->fmt)
+            return conf_error(c, conf_get(w, "format") ? conf_get(w, "format") : w, e,
+                              "unknown trace format '%s' (lackey, champsim, din)", fmt);
+        return 0;
+    }
+    struct wl_params *p = &t->wp;
+    wl_params_default(p);
+    unsigned pat = p->pattern;
+    uint64_t access = p->access, stride = p->stride;
+    rc = conf_enum(c, w, "pattern", CONF_REQ, wl_pattern_name, WL_NPATTERN, &pat, e);
+    if (!rc)
+        rc = conf_size(c, w, "wss", CONF_OPT, 64, 1ull << 40, &p->wss, e);
+    if (!rc)
+        rc = conf_size(c, w, "access", CONF_OPT, 1, 64, &access, e);
+    if (!rc)
+        rc = conf_size(c, w, "stride", CONF_OPT, 1, 1ull << 30, &stride, e);
+    if (!rc)
+        rc = conf_f64(c, w, "zipf_alpha", CONF_OPT, 0.01, 10, &p->zipf_alpha, e);
+    if (!rc)
+        rc = conf_f64(c, w, "mem_ratio", CONF_OPT, 0, 1, &p->mem_ratio, e);
+    if (!rc)
+        rc = conf_f64(c, w, "write_ratio", CONF_OPT, 0, 1, &p->write_ratio, e);
+    if (!rc)
+        rc = conf_size(c, w, "code", CONF_OPT, 64, 1ull << 32, &p->code, e);
+    if (!rc)
+        rc = conf_f64(c, w, "branch_ratio", CONF_OPT, 0, 1, &p->branch_ratio, e);
+    if (!rc)
+        rc = conf_f64(c, w, "taken_ratio", CONF_OPT, 0, 1, &p->taken_ratio, e);
+    if (rc)
+        return rc;
+    p->pattern = (enum wl_pattern)pat;
+    p->access = (uint32_t)access;
+    p->stride = (uint32_t)stride;
+    const char *why = wl_params_check(p);
+    if (why)
+        return conf_error(c, w, e, "%s", why);
+    return 0;
+}
+
+static int name_ok(const char *s)
+{
+    if (!*s || strlen(s) >= 64)
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
+            return 0;
+    return 1;
+}
+
+static int load_tasks(struct scen *s, struct conf *c, const char *base, struct err *e)
+{
+    struct conf_node *n = conf_get(c->root, "tasks");
+    if (!n)
+        return conf_error(c, c->root, e, "tasks: missing (a scenario runs at least one task)");
+    int rc = conf_expect(c, n, CONF_SEQ, e);
+    if (rc)
+        return rc;
+    if (!n->nkids || n->nkids > MACH_MAX_TASKS)
+        return conf_error(c, n, e, "between 1 and %d tasks, not %u", MACH_MAX_TASKS, n->nkids);
+    s->task = calloc(n->nkids, sizeof *s->task);
+    if (!s->task)
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    s->ntask = n->nkids;
+    const struct plat *p = &s->plat;
+    unsigned ncls = max_classes(p), ntags = p->mon.tags ? p->mon.tags : 1;
+    for (unsigned i = 0; i < n->nkids; i++) {
+        struct conf_node *m = &n->kids[i];
+        struct scen_task *t = &s->task[i];
+        const char *name = NULL;
+        uint64_t cpu = 0, cls = 0, tag = 0, node = UINT64_MAX;
+        if ((rc = conf_expect(c, m, CONF_MAP, e)))
+            return rc;
+        rc = conf_str(c, m, "name", CONF_REQ, &name, e);
+        if (!rc && !name_ok(name))
+            return conf_error(c, conf_get(m, "name"), e,
+                              "'%s': names are 1-63 letters, digits, '-', '_' or '.'", name);
+        for (unsigned j = 0; !rc && j < i; j++)
+            if (!strcmp(s->task[j].name, name))
+                return conf_error(c, conf_get(m, "name"), e, "a task called '%s' already exists",
+                                  name);
+        if (!rc)
+            rc = conf_u64(c, m, "cpu", CONF_REQ, 0, p->ncpus - 1, &cpu, e);
+        if (!rc)
+            rc = conf_u64(c, m, "class", CONF_OPT, 0, ncls - 1, &cls, e);
+        if (!rc)
+            rc = conf_u64(c, m, "tag", CONF_OPT, 0, ntags - 1, &tag, e);
+        if (!rc)
+            rc = conf_u64(c, m, "node", CONF_OPT, 0, p->nnodes - 1, &node, e);
+        if (rc)
+            return rc;
+        snprintf(t->name, sizeof t->name, "%s", name);
+        t->cpu = (unsigned)cpu;
+        t->cls = (unsigned)cls;
+        t->tag = (unsigned)tag;
+        t->node = node == UINT64_MAX ? -1 : (int)node;
+        struct conf_node *w = conf_get(m, "workload");
+        if (!w)
+            return conf_error(c, m, e, "workload: missing");
+        if ((rc = load_workload(t, c, w, base, e)))
+            return rc;
+    }
+    return 0;
+}
+
+/* Reservations in force, per (limiter, class), to check sums as phases apply. */
+struct resv {
+    unsigned nctl, ncls;
+    unsigned *rbwb;
+};
+
+static int load_alloc(struct scen *s, struct conf *c, struct conf_node *n, struct scen_set *o,
+                      struct err *e)
+{
+    const struct plat *p = &s->plat;
+    unsigned lvl = 0, type = 2;
+    uint64_t cls = 0, cbm = 0, inst = UINT64_MAX;
+    int rc = conf_expect(c, n, CONF_MAP, e);
+    if (!rc)
+        rc = conf_enum(c, n, "cache", CONF_REQ, level_names, PLAT_NLEVEL, &lvl, e);
+    if (rc)
+        return rc;
+    const struct plat_cache *pc = &p->cache[lvl];
+    if (!pc->present || !pc->alloc.classes)
+        return conf_error(c, conf_get(n, "cache"), e, "%s of %s has no allocation control",
+                          level_names[lvl], p->name);
+    rc = conf_u64(c, n, "class", CONF_REQ, 0, pc->alloc.classes - 1, &cls, e);
+    if (!rc)
+        rc = conf_u64(c, n, "mask", CONF_REQ, 0, bits_mask(pc->alloc.cbm_len), &cbm, e);
+    if (!rc)
+        rc = conf_enum(c, n, "type", CONF_OPT, type_names, 3, &type, e);
+    if (!rc)
+        rc = conf_u64(c, n, "instance", CONF_OPT, 0, plat_cache_count(p, lvl) - 1, &inst, e);
+    if (rc)
+        return rc;
+    if (type != 2 && !pc->alloc.cdp)
+        return conf_error(c, conf_get(n, "type"), e, "%s of %s cannot tell code from data (no CDP)",
+                          level_names[lvl], p->name);
+    *o = (struct scen_set){.kind = SCEN_MASK,
+                           .level = (enum plat_level)lvl,
+                           .inst = inst == UINT64_MAX ? -1 : (int)inst,
+                           .type = type == 2 ? -1 : (int)type,
+                           .cbm = cbm,
+                           .cls = (unsigned)cls};
+    return 0;
+}
+
+static int load_bw(struct scen *s, struct conf *c, struct conf_node *n, struct scen_set *o,
+                   struct resv *rv, struct err *e)
+{
+    const struct plat_bw *b = &s->plat.bw;
+    if (b->kind == BW_NONE)
+        return conf_error(c, n, e, "%s has no bandwidth control", s->plat.name);
+    unsigned nctl = b->kind == BW_SHARE ? s->plat.nnodes : s->plat.ndomains;
+    uint64_t cls = 0, ctl = UINT64_MAX, delay = 0, weight = 1;
+    double rate = 0, resv = 0;
+    int rc = conf_expect(c, n, CONF_MAP, e);
+    if (!rc)
+        rc = conf_u64(c, n, "class", CONF_REQ, 0, b->classes - 1, &cls, e);
+    if (!rc)
+        rc = conf_u64(c, n, "limiter", CONF_OPT, 0, nctl - 1, &ctl, e);
+    if (rc)
+        return rc;
+    *o = (struct scen_set){
+        .kind = SCEN_BW, .cls = (unsigned)cls, .ctl = ctl == UINT64_MAX ? -1 : (int)ctl};
+    const char *need = b->kind == BW_DELAY ? "delay" : b->kind == BW_RATE ? "rate" : "reserve";
+    if (b->kind == BW_DELAY) {
+        rc = conf_u64(c, n, "delay", CONF_REQ, 0, b->max, &delay, e);
+        if (!rc && delay % b->granularity)
+            return conf_error(c, conf_get(n, "delay"), e, "%llu is not a multiple of %u",
+                              (unsigned long long)delay, b->granularity);
+        o->delay_pct = (unsigned)delay;
+    } else if (b->kind == BW_RATE) {
+        rc = conf_rate(c, n, "rate", CONF_REQ, 0, 1e13, &rate, e);
+        o->rate = rate;
+    } else {
+        rc = conf_pct(c, n, "reserve", CONF_REQ, &resv, e);
+        if (!rc)
+            rc = conf_u64(c, n, "weight", CONF_OPT, 0, 255, &weight, e);
+        o->rbwb = (unsigned)(resv / 100 * b->nblks + 0.5);
+        o->weight = (unsigned)weight;
+        for (unsigned k = 0; !rc && k < nctl; k++) {
+            if (o->ctl >= 0 && (unsigned)o->ctl != k)
+                continue;
+            unsigned sum = 0;
+            rv->rbwb[k * rv->ncls + o->cls] = o->rbwb;
+            for (unsigned j = 0; j < rv->ncls; j++)
+                sum += rv->rbwb[k * rv->ncls + j];
+            if (sum > b->mrbwb)
+                return conf_error(c, conf_get(n, "reserve"), e,
+                                  "reservations at limiter %u would total %u of %u blocks "
+                                  "(at most %u may be reserved)",
+                                  k, sum, b->nblks, b->mrbwb);
+        }
+    }
+    if (rc)
+        return rc;
+    static const char *const all[] = {"delay", "rate", "reserve", "weight"};
+    for (unsigned k = 0; k < 4; k++) {
+        struct conf_node *x = conf_get(n, all[k]);
+        if (x && strcmp(all[k], need) && !(b->kind == BW_SHARE && k == 3))
+            return conf_error(c, x, e, "%s limits bandwidth by %s, not by %s", s->plat.name, need,
+                              all[k]);
+    }
+    return 0;
+}
+
+static int load_assoc(struct scen *s, struct conf *c, struct conf_node *n, struct scen_set *o,
+                      struct err *e)
+{
+    const char *name = NULL;
+    int rc = conf_expect(c, n, CONF_MAP, e);
+    if (!rc)
+        rc = conf_str(c, n, "task", CONF_REQ, &name, e);
+    if (rc)
+        return rc;
+    unsigned i = 0;
+    while (i < s->ntask && strcmp(s->task[i].name, name))
+        i++;
+    if (i == s->ntask)
+        return conf_error(c, conf_get(n, "task"), e, "no task called '%s'", name);
+    uint64_t cls = s->task[i].cls, tag = s->task[i].tag;
+    unsigned ntags = s->plat.mon.tags ? s->plat.mon.tags : 1;
+    rc = conf_u64(c, n, "class", CONF_OPT, 0, max_classes(&s->plat) - 1, &cls, e);
+    if (!rc)
+        rc = conf_u64(c, n, "tag", CONF_OPT, 0, ntags - 1, &tag, e);
+    *o = (struct scen_set){
+        .kind = SCEN_ASSOC, .task = i, .new_cls = (unsigned)cls, .new_tag = (unsigned)tag};
+    return rc;
+}
+
+static int load_phase(struct scen *s, struct conf *c, struct conf_node *n, struct scen_phase *ph,
+                      struct resv *rv, struct err *e)
+{
+    static const char *const keys[] = {"alloc", "bandwidth", "assoc"};
+    unsigned total = 0;
+    int rc = 0;
+    for (int k = 0; k < 3 && !rc; k++) {
+        struct conf_node *l = conf_get(n, keys[k]);
+        if (l && !(rc = conf_expect(c, l, CONF_SEQ, e)))
+            total += l->nkids;
+    }
+    if (rc)
+        return rc;
+    ph->set = calloc(total ? total : 1, sizeof *ph->set);
+    if (!ph->set)
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    for (int k = 0; k < 3 && !rc; k++) {
+        struct conf_node *l = conf_get(n, keys[k]);
+        for (unsigned i = 0; l && i < l->nkids && !rc; i++) {
+            struct scen_set *o = &ph->set[ph->nset++];
+            rc = k == 0   ? load_alloc(s, c, &l->kids[i], o, e)
+                 : k == 1 ? load_bw(s, c, &l->kids[i], o, rv, e)
+                          : load_assoc(s, c, &l->kids[i], o, e);
+        }
+    }
+    return rc;
+}
+
+static int load_phases(struct scen *s, struct conf *c, struct err *e)
+{
+    struct conf_node *n = conf_get(c->root, "phases");
+    int rc = n ? conf_expect(c, n, CONF_SEQ, e) : 0;
+    if (rc)
+        return rc;
+    unsigned np = n ? n->nkids : 0;
+    /* Without a phase at 0 the run starts in an implicit one with reset settings. */
+    int lead = 1;
+    double at0 = 0;
+    if (np) {
+        if ((rc = conf_expect(c, &n->kids[0], CONF_MAP, e)) ||
+            (rc = conf_time(c, &n->kids[0], "at", CONF_REQ, 0, 1e6, &at0, e)))
+            return rc;
+        lead = at0 > 0;
+    }
+    s->phase = calloc(np + (unsigned)lead, sizeof *s->phase);
+    struct resv rv = {.nctl = s->plat.nnodes > s->plat.ndomains ? s->plat.nnodes : s->plat.ndomains,
+                      .ncls = s->plat.bw.classes};
+    rv.rbwb = calloc((size_t)rv.nctl * rv.ncls, sizeof *rv.rbwb);
+    if (!s->phase || !rv.rbwb) {
+        free(rv.rbwb);
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    }
+    if (lead) {
+        snprintf(s->phase[0].name, sizeof s->phase[0].name, "start");
+        s->nphase = 1;
+    }
+    for (unsigned i = 0; i < np && !rc; i++) {
+        struct conf_node *m = &n->kids[i];
+        struct scen_phase *ph = &s->phase[s->nphase++];
+        const char *name = NULL;
+        rc = conf_expect(c, m, CONF_MAP, e);
+        if (!rc)
+            rc = conf_str(c, m, "name", CONF_OPT, &name, e);
+        if (!rc)
+            rc = conf_time(c, m, "at", CONF_REQ, 0, 1e6, &ph->at, e);
+        if (rc)
+            break;
+        snprintf(ph->name, sizeof ph->name, "%s", name ? name : "");
+        if (!name)
+            snprintf(ph->name, sizeof ph->name, "phase%u", i + 1);
+        if (s->nphase > 1 && ph->at <= s->phase[s->nphase - 2].at)
+            rc = conf_error(c, conf_get(m, "at"), e, "phases must start in increasing order");
+        else if (ph->at >= s->duration)
+            rc = conf_error(c, conf_get(m, "at"), e, "starts at or after the end of the run");
+        if (!rc)
+            rc = load_phase(s, c, m, ph, &rv, e);
+    }
+    free(rv.rbwb);
+    return rc;
+}
+
+int scen_from_conf(struct scen *s, struct conf *c, const char *base, struct err *e)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->file, sizeof s->file, "%s", c->file);
+    int rc = conf_expect(c, c->root, CONF_MAP, e);
+    if (!rc)
+        rc = load_platform(s, c, base, e);
+    if (rc)
+        return rc;
+    struct conf_node *r = c->root;
+    s->seed = 1;
+    s->quantum = 1000;
+    s->slice = 1e-3;
+    rc = conf_u64(c, r, "seed", CONF_OPT, 0, UINT64_MAX, &s->seed, e);
+    if (!rc)
+        rc = conf_time(c, r, "duration", CONF_REQ, 1e-9, 1e3, &s->duration, e);
+    s->interval = s->duration / 20;
+    if (!rc)
+        rc = conf_time(c, r, "interval", CONF_OPT, 1e-9, s->duration, &s->interval, e);
+    if (!rc)
+        rc = conf_time(c, r, "settle", CONF_OPT, 0, s->duration, &s->settle, e);
+    if (!rc)
+        rc = conf_u64(c, r, "quantum", CONF_OPT, 1, 1000000, &s->quantum, e);
+    if (!rc)
+        rc = conf_time(c, r, "slice", CONF_OPT, 1e-9, 1e3, &s->slice, e);
+    if (!rc && s->duration / s->interval > 1e6)
+        rc = conf_error(c, conf_get(r, "interval"), e, "more than a million intervals");
+    if (!rc)
+        rc = load_tasks(s, c, base, e);
+    if (!rc)
+        rc = load_phases(s, c, e);
+    if (!rc)
+        rc = conf_check_unused(c, r, e);
+    if (rc)
+        scen_free(s);
+    return rc;
+}
+
+int scen_load(struct scen *s, const char *path, struct err *e)
+{
+    struct conf c;
+    memset(s, 0, sizeof *s);
+    int rc = conf_load_file(&c, path, e);
+    if (rc)
+        return rc;
+    char base[512];
+    snprintf(base, sizeof base, "%s", path);
+    char *slash = strrchr(base, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        base[0] = '\0';
+    rc = scen_from_conf(s, &c, base, e);
+    conf_free(&c);
+    return rc;
+}
+
+void scen_free(struct scen *s)
+{
+    for (unsigned i = 0; s->phase && i < s->nphase; i++)
+        free(s->phase[i].set);
+    free(s->phase);
+    free(s->task);
+    s->phase = NULL;
+    s->task = NULL;
+    s->nphase = s->ntask = 0;
+}
+
+int scen_only(struct scen *s, const char *names, struct err *e)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", names);
+    unsigned keep = 0;
+    unsigned *map = calloc(s->ntask, sizeof *map);
+    if (!map)
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    for (unsigned i = 0; i < s->ntask; i++)
+        map[i] = UINT32_MAX;
+    for (char *save = NULL, *n = strtok_r(buf, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+        unsigned i = 0;
+        while (i < s->ntask && strcmp(s->task[i].name, n))
+            i++;
+        if (i == s->ntask) {
+            free(map);
+            return err_set(e, -QOSIM_EINVAL, "--only: no task called '%s' in %s", n, s->file);
+        }
+        map[i] = 0;
+    }
+    for (unsigned i = 0; i < s->ntask; i++)
+        if (map[i] == 0) {
+            map[i] = keep;
+            s->task[keep++] = s->task[i];
+        }
+    /* Settings for tasks that are gone go too; the others follow their task. */
+    for (unsigned p = 0; p < s->nphase; p++) {
+        unsigned k = 0;
+        for (unsigned j = 0; j < s->phase[p].nset; j++) {
+            struct scen_set *x = &s->phase[p].set[j];
+            if (x->kind == SCEN_ASSOC) {
+                if (map[x->task] == UINT32_MAX)
+                    continue;
+                x->task = map[x->task];
+            }
+            s->phase[p].set[k++] = *x;
+        }
+        s->phase[p].nset = k;
+    }
+    s->ntask = keep;
+    free(map);
+    return 0;
+}

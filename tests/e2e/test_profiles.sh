@@ -1,0 +1,213 @@
+#!/bin/bash
+# End-to-end tests of platform profiles: the shipped ones list, show and
+# check; broken ones fail with exit 2 and a message that names the file, the
+# line and the key path of what is wrong.
+. "$(dirname "$0")/lib.sh"
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+SHIPPED="amd-epyc amd-lwp intel-atom intel-xeon riscv-soc"
+
+# ---- the shipped profiles ------------------------------------------------------
+
+expect "profiles lists" 0 "$QOSIM" profiles
+same "profiles lists all five, sorted" "$(awk '{ print $1 }' "$TMP/out" | tr '\n' ' ')" "$SHIPPED "
+has "intel-xeon listed with its topology" "$TMP/out" \
+    '^intel-xeon +intel +sockets 2, NUMA nodes 2, L3 domains 2, cores 16, CPUs 32$'
+has "intel-atom listed with its topology" "$TMP/out" \
+    '^intel-atom +intel +sockets 1, NUMA nodes 1, L3 domains 0, cores 24, CPUs 24$'
+has "amd-epyc listed with its topology" "$TMP/out" \
+    '^amd-epyc +amd +sockets 2, NUMA nodes 2, L3 domains 8, cores 64, CPUs 128$'
+has "riscv-soc listed with its topology" "$TMP/out" \
+    '^riscv-soc +riscv +sockets 1, NUMA nodes 1, L3 domains 2, cores 16, CPUs 16$'
+has "amd-lwp listed with its topology" "$TMP/out" \
+    '^amd-lwp +amd +sockets 1, NUMA nodes 1, L3 domains 1, cores 8, CPUs 8$'
+
+for p in $SHIPPED; do
+    expect "profiles show $p" 0 "$QOSIM" profiles show "$p"
+    if cmp -s "$TMP/out" "$ROOT/profiles/$p.yaml"; then
+        ok "profiles show $p prints profiles/$p.yaml as it is"
+    else
+        notok "profiles show $p prints profiles/$p.yaml as it is" "$(diff "$TMP/out" "$ROOT/profiles/$p.yaml" | head -5)"
+    fi
+    expect "profiles check $p (by name)" 0 "$QOSIM" profiles check "$p"
+    has "check by name says valid" "$TMP/out" "^$p: $p is a valid profile \([0-9]+ CPUs\)$"
+    expect "profiles check profiles/$p.yaml (by path)" 0 "$QOSIM" profiles check "$ROOT/profiles/$p.yaml"
+done
+# What the shipped profiles contain, as the simulator reads it.
+"$QOSIM" profiles show intel-atom >"$TMP/atom.yaml"
+has "intel-atom: L2 shared by a module" "$TMP/atom.yaml" '^    shared_by: module'
+if grep -q '^  L3:' "$TMP/atom.yaml"; then notok "intel-atom has no L3"; else ok "intel-atom has no L3"; fi
+
+expect "profiles show: unknown name" 1 "$QOSIM" profiles show nosuch
+has "profiles show: unknown name said" "$TMP/err" "no shipped profile called 'nosuch'"
+expect "profiles check: unknown name" 2 "$QOSIM" profiles check nosuch
+same "profiles check: unknown name lists the shipped ones" "$(head -1 "$TMP/err")" \
+    "qosim profiles: no platform profile called 'nosuch' (shipped: amd-epyc, amd-lwp, intel-atom, intel-xeon, riscv-soc)"
+expect "profiles check: missing file" 2 "$QOSIM" profiles check "$TMP/none.yaml"
+has "profiles check: missing file said" "$TMP/err" "$TMP/none.yaml: cannot open"
+expect "profiles: bad arguments" 2 "$QOSIM" profiles frobnicate
+expect "profiles --help" 0 "$QOSIM" profiles --help
+
+# ---- broken profiles -----------------------------------------------------------
+# Each is the valid base below with lines edited (sed, keeping line numbers)
+# or appended; each must give exit 2 and exactly the message wanted.
+
+cat >"$TMP/base.yaml" <<'EOF'
+name: t
+vendor: intel
+topology:
+  sockets: 1
+  modules: 2
+  cores: 2
+  threads: 2
+core:
+  frequency: 2GHz
+  cpi: 0.5
+caches:
+  L1I: {size: 32K, ways: 8, latency: 4}
+  L1D: {size: 32K, ways: 8, latency: 4}
+  L2:
+    size: 1M
+    ways: 16
+    latency: 14
+    shared_by: core
+    allocation: {classes: 8, cbm_len: 16}
+  L3:
+    size: 8M
+    ways: 16
+    latency: 40
+    monitored: true
+    allocation: {classes: 16, cbm_len: 16, shareable: 0xc000}
+memory:
+  channels: 2
+  peak: 25.6GB/s
+  latency: 80ns
+qos:
+  monitoring: {ids: 64, occupancy: true, total: true}
+  bandwidth: {kind: delay, classes: 8, max: 90, granularity: 10}
+EOF
+# The base itself and a CBQRI variant of it are valid.
+expect "test base profile is valid" 0 "$QOSIM" profiles check "$TMP/base.yaml"
+cp "$TMP/base.yaml" "$TMP/cbqri.yaml"
+sed -i -e '2s/.*/vendor: riscv/' \
+    -e '32s/.*/  bandwidth: {kind: share, classes: 16, blocks: 64, mrbwb: 48}/' "$TMP/cbqri.yaml"
+cat >>"$TMP/cbqri.yaml" <<'EOF'
+  cbqri:
+    capacity:
+      - {at: L3, base: 0x4820000, rcids: 16, mcids: 64, blocks: 16, frcid: true}
+    bandwidth:
+      - {at: memory, base: 0x4830000, rcids: 16, mcids: 64, blocks: 64, mrbwb: 48}
+EOF
+expect "test CBQRI profile is valid" 0 "$QOSIM" profiles check "$TMP/cbqri.yaml"
+
+# broken NAME FROM SED-SCRIPT WANT: profile NAME is FROM (base or cbqri)
+# edited by SED-SCRIPT; checking it must exit 2 saying "FILE:WANT".
+broken() {
+    local name=$1 from=$2 script=$3 want=$4 f="$TMP/$1.yaml"
+    sed -e "$script" "$TMP/$from.yaml" >"$f"
+    expect "broken: $name exits 2" 2 "$QOSIM" profiles check "$f"
+    same "broken: $name message" "$(cat "$TMP/err")" "qosim profiles: $f:$want"
+}
+
+broken unknown-key base '7s/threads/thread/' \
+    "7: topology.thread: unknown key"
+broken unknown-section base '$a\
+extras: {turbo: true}' \
+    "33: extras: unknown key"
+broken missing-key base '10s/.*/  # cpi left out/' \
+    "8: core: missing required key 'cpi'"
+broken missing-section base '26,29s/^/#/' \
+    "1: memory: missing section"
+broken missing-L2 base '14,19s/^/#/' \
+    "11: caches: L2: missing (L1I, L1D and L2 are required)"
+broken bad-size base '15s/1M/1X/' \
+    "15: caches.L2.size: expected a size in bytes such as 32K or 11M, got '1X'"
+broken bad-geometry base '15s/1M/3M/' \
+    "14: caches.L2: size 3145728 / (line 64 x assoc 16) is not a power-of-two number of sets"
+broken bad-unit-time base '29s/80ns/80/' \
+    "29: memory.latency: expected a time such as 80ns or 1.5us, got '80'"
+broken bad-unit-freq base '9s/2GHz/2GB/' \
+    "9: core.frequency: expected a frequency such as 2.4GHz or 800MHz, got '2GB'"
+broken bad-unit-rate base '28s/25.6GB\/s/25.6GHz/' \
+    "28: memory.peak: expected a bandwidth such as 25.6GB/s or 800MB/s, got '25.6GHz'"
+broken rate-range base '28s/25.6GB\/s/100KB\/s/' \
+    "28: memory.peak: 100KB/s is out of range (1MB/s..10000GB/s)"
+broken ways-range base '16s/16/300/' \
+    "16: caches.L2.ways: 300 is out of range (1..256)"
+broken bad-vendor base '2s/intel/arm/' \
+    "2: vendor: expected one of intel, amd, riscv, got 'arm'"
+broken cbm-len-divides base '19s/cbm_len: 16/cbm_len: 12/' \
+    "19: caches.L2.allocation.cbm_len: cbm_len 12 must divide the 16 ways"
+broken shareable-beyond base '25s/0xc000/0x18000/' \
+    "25: caches.L3.allocation.shareable: 0x18000 has bits beyond cbm_len 16"
+broken bad-bool base '25s/shareable: 0xc000/cdp: maybe/' \
+    "25: caches.L3.allocation.cdp: expected true or false (also yes/no, on/off), got 'maybe'"
+broken L2-latency base '17s/14/4/' \
+    "14: caches.L2: latency 4 must exceed the L1s' 4"
+broken L3-latency base '23s/40/14/' \
+    "20: caches.L3: latency 14 must exceed L2's 14"
+broken L3-shared-by-core base '24s/.*/    shared_by: core/' \
+    "24: caches.L3.shared_by: L3 cannot be shared by a core"
+broken L2-shared-by-domain base '18s/core/domain/' \
+    "18: caches.L2.shared_by: L2 cannot be shared by a domain"
+broken bad-scope base '18s/core/socket/' \
+    "18: caches.L2.shared_by: expected one of core, module, domain, got 'socket'"
+broken L1-inclusive base '13s/latency: 4/latency: 4, inclusion: inclusive/' \
+    "13: caches.L1D.inclusion: an L1 has no level above it"
+broken line-sizes base '13s/ways: 8/ways: 8, line: 32/' \
+    "13: caches.L1D: line size 32 differs from L1I's 64: every level needs one line size"
+broken bad-policy base '18s/.*/    policy: fifo/' \
+    "18: caches.L2.policy: unknown replacement policy 'fifo' (lru, plru, srrip)"
+broken plru-ways base '21s/8M/6M/; 22s/16/12/; 24s/.*/    policy: plru/' \
+    "24: caches.L3.policy: tree-PLRU needs a power-of-two associativity of at most 64"
+broken bw-kind base '32s/delay/throttle/' \
+    "32: qos.bandwidth.kind: expected one of delay, rate, share, got 'throttle'"
+broken delay-granularity base '32s/max: 90/max: 95/' \
+    "32: qos.bandwidth.max: 95 is not a multiple of granularity 10"
+broken delay-max-range base '32s/max: 90/max: 100/' \
+    "32: qos.bandwidth.max: 100 is out of range (1..99)"
+broken rate-without-L3 base '20,25s/^/#/; 32s/.*/  bandwidth: {kind: rate, classes: 8, max: 11}/' \
+    "32: qos.bandwidth.kind: rate limits L3-to-memory traffic, but there is no L3"
+broken share-mrbwb cbqri '32s/mrbwb: 48/mrbwb: 65/' \
+    "32: qos.bandwidth.mrbwb: 65 is out of range (1..64)"
+broken cbqri-unaligned cbqri '35s/0x4820000/0x4820800/' \
+    "35: qos.cbqri.capacity[0].base: 0x4820800 is not 4 KiB aligned (CBQRI controllers are)"
+broken cbqri-capacity-at-memory cbqri '35s/at: L3/at: memory/' \
+    "35: qos.cbqri.capacity[0].at: a capacity controller cannot sit at memory"
+broken cbqri-bandwidth-at-L3 cbqri '37s/at: memory/at: L3/' \
+    "37: qos.cbqri.bandwidth[0].at: a bandwidth controller cannot sit at L3"
+broken cbqri-no-such-cache cbqri '20,25s/^/#/; 32s/.*/  bandwidth: {kind: share, classes: 16, blocks: 64}/' \
+    "35: qos.cbqri.capacity[0].at: the profile has no L3"
+broken cbqri-missing-key cbqri '35s/mcids: 64, //' \
+    "35: qos.cbqri.capacity[0]: missing required key 'mcids'"
+broken cbqri-not-a-list cbqri '35s/.*/      at: L3/' \
+    "34: qos.cbqri.capacity: expected a sequence, got a mapping"
+broken monitored-without-ids base '31s/.*/  # no monitoring/' \
+    "24: caches.L3.monitored: L3 is monitored but qos.monitoring gives no ids"
+broken monitoring-width base '31s/ids: 64/ids: 64, width: 63/' \
+    "31: qos.monitoring.width: 63 is out of range (8..62)"
+broken too-many-cpus base '4s/1/2/; 5s/2/64/; 6s/2/8/' \
+    "3: topology: 2048 logical CPUs exceed qosim's limit of 1024"
+broken topology-range base '6s/2/65/' \
+    "6: topology.cores: 65 is out of range (1..64)"
+broken lwp-events base '$a\
+  lwp: {max_events: 31}' \
+    "33: qos.lwp.max_events: 31 is out of range (1..26)"
+broken yaml-syntax base '12s/latency: 4}/latency: 4/' \
+    "13: did not find expected ',' or '}'"
+broken yaml-tab base '10s/^  /\t/' \
+    "10: found a tab character that violates indentation"
+broken duplicate-key base '10s/cpi: 0.5/frequency: 3GHz/' \
+    "10: core: duplicate key 'frequency' (first at line 9)"
+broken anchor base '12s/L1I: /L1I: \&l1 /' \
+    "12: caches.L1I: aliases and anchors are not supported"
+broken alias base '13s/L1D: .*/L1D: *l1/' \
+    "13: caches.L1D: aliases and anchors are not supported"
+broken two-documents base '$a\
+---\
+name: u' \
+    "33: a second document is not supported"
+broken not-a-mapping base '3s/.*/topology: [1, 2]/; 4,7d' \
+    "3: topology: expected a mapping, got a sequence"
+broken empty base 'd' \
+    "1: empty document"

@@ -1,0 +1,236 @@
+#!/bin/bash
+# End-to-end tests of `qosim run`: the noisy-neighbour demo's claims, output
+# files, determinism, scheduling, and every kind of bad scenario.
+. "$(dirname "$0")/lib.sh"
+EX="$(cd "$(dirname "$0")/../.." && pwd)/examples"
+
+# ipc TABLE PHASE TASK: a task's IPC in a phase of the printed table.
+ipc() {
+    awk -v ph="$2" -v t="$3" 'NF == 7 { cur = $1 } NF == 6 && cur == ph && $1 == t { print $2 }
+        NF == 7 && $1 == ph && $2 == t { print $3 }' "$1"
+}
+# ge A B FACTOR: A >= B * FACTOR.
+ge() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { exit !(a >= b * f) }'; }
+# near A B TOL: |A - B| <= TOL * B.
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t * b) }'; }
+
+# ---- the main job: isolation restores the victim -------------------------
+expect "noisy-neighbour runs" 0 "$QOSIM" run "$EX/noisy-neighbour.yaml" --csv "$TMP/nn.csv" \
+    --json "$TMP/nn.json" --plot "$TMP/nn.svg"
+cp "$TMP/out" "$TMP/full"
+expect "victim alone runs" 0 "$QOSIM" run "$EX/noisy-neighbour.yaml" --only victim
+cp "$TMP/out" "$TMP/alone"
+p1=$(ipc "$TMP/full" shared victim) p2=$(ipc "$TMP/full" partitioned victim)
+p3=$(ipc "$TMP/full" limited victim) a3=$(ipc "$TMP/alone" limited victim)
+if ge "$p2" "$p1" 1.5; then ok "partitioning: victim IPC $p2 >= 1.5 x $p1"; else
+    notok "partitioning: victim IPC $p2 >= 1.5 x $p1"; fi
+if near "$p3" "$a3" 0.10; then ok "partitioning + MBA: victim IPC $p3 within 10% of alone $a3"; else
+    notok "partitioning + MBA: victim IPC $p3 within 10% of alone $a3"; fi
+s2=$(ipc "$TMP/full" partitioned stream1) s3=$(ipc "$TMP/full" limited stream1)
+if ge "$s2" "$s3" 1.3; then ok "MBA throttle slows the aggressor ($s2 -> $s3)"; else
+    notok "MBA throttle slows the aggressor ($s2 -> $s3)"; fi
+same "csv: one row per task per interval plus a header" "$(wc -l <"$TMP/nn.csv")" "841"
+has "csv header" "$TMP/nn.csv" '^t0,t1,phase,task,instructions,cycles,ipc,'
+has "json names the platform" "$TMP/nn.json" '"platform": "intel-xeon"'
+same "json has 120 intervals" "$(grep -c '"t0"' "$TMP/nn.json")" "120"
+has "plot is an SVG" "$TMP/nn.svg" '<svg'
+has "plot names the victim" "$TMP/nn.svg" 'victim'
+
+# ---- a small platform for quick runs ---------------------------------------
+cat >"$TMP/tiny.yaml" <<'Y'
+name: tiny
+vendor: amd
+topology: {sockets: 1, modules: 2, threads: 1}
+core: {frequency: 1GHz, cpi: 1}
+caches:
+  L1I: {size: 4K, ways: 4, latency: 2}
+  L1D: {size: 4K, ways: 4, latency: 2}
+  L2: {size: 16K, ways: 4, latency: 10}
+  L3: {size: 64K, ways: 8, latency: 30, monitored: true, allocation: {classes: 4, cbm_len: 8}}
+memory: {channels: 1, peak: 10GB/s, latency: 50ns}
+qos:
+  monitoring: {ids: 4, occupancy: true, total: true}
+  bandwidth: {kind: rate, classes: 4, max: 11, window: 1us}
+Y
+scen() { # scen FILE < BODY: a scenario on tiny.yaml; the body's line numbers stay as written
+    cat >"$TMP/$1"
+    echo "platform: tiny.yaml" >>"$TMP/$1"
+    grep -q '^duration:' "$TMP/$1" || echo "duration: 200us" >>"$TMP/$1"
+    echo "interval: 50us" >>"$TMP/$1"
+}
+scen ok.yaml <<'Y'
+tasks:
+  - {name: a, cpu: 0, class: 1, tag: 1, workload: {pattern: random, wss: 32K}}
+  - {name: b, cpu: 1, class: 2, tag: 2, workload: {pattern: seq, wss: 1M}}
+Y
+expect "small scenario runs" 0 "$QOSIM" run "$TMP/ok.yaml" --csv "$TMP/a.csv" --quiet
+expect "same seed, same result" 0 "$QOSIM" run "$TMP/ok.yaml" --csv "$TMP/b.csv" --quiet
+if cmp -s "$TMP/a.csv" "$TMP/b.csv"; then ok "runs are deterministic"; else notok "runs are deterministic"; fi
+expect "another seed runs" 0 "$QOSIM" run "$TMP/ok.yaml" --seed 2 --csv "$TMP/c.csv" --quiet
+if ! cmp -s "$TMP/a.csv" "$TMP/c.csv"; then ok "the seed changes the run"; else notok "the seed changes the run"; fi
+same "4 intervals x 2 tasks" "$(($(wc -l <"$TMP/a.csv") - 1))" "8"
+
+# Time slicing: two tasks pinned to one CPU share it.
+scen slice.yaml <<'Y'
+slice: 10us
+tasks:
+  - {name: a, cpu: 0, workload: {pattern: random, wss: 8K, mem_ratio: 0}}
+  - {name: b, cpu: 0, workload: {pattern: random, wss: 8K, mem_ratio: 0}}
+Y
+expect "time-sliced scenario runs" 0 "$QOSIM" run "$TMP/slice.yaml" --csv "$TMP/s.csv" --quiet
+cyc=$(awk -F, 'NR > 1 { c[$4] += $6 } END { print c["a"], c["b"] }' "$TMP/s.csv")
+read -r ca cb <<<"$cyc"
+if near "$ca" 100000 0.05 && near "$cb" 100000 0.05; then ok "slices split the CPU evenly ($ca, $cb cycles)"; else
+    notok "slices split the CPU evenly ($ca, $cb cycles)"; fi
+
+# A trace as a workload, looping.
+scen trace.yaml <<Y
+tasks:
+  - {name: t, cpu: 0, workload: {trace: $DATA/small.lackey}}
+Y
+expect "a looping trace workload runs" 0 "$QOSIM" run "$TMP/trace.yaml" --csv "$TMP/t.csv" --quiet
+ins=$(awk -F, 'NR > 1 { n += $5 } END { print n }' "$TMP/t.csv")
+if [ "${ins:-0}" -gt 1000 ]; then ok "the trace looped ($ins instructions)"; else notok "the trace looped ($ins)"; fi
+scen trace1.yaml <<Y
+tasks:
+  - {name: t, cpu: 0, workload: {trace: $DATA/small.lackey, loop: false}}
+Y
+expect "a non-looping trace ends" 0 "$QOSIM" run "$TMP/trace1.yaml" --csv "$TMP/t1.csv" --quiet
+same "it ran its 4 instructions" "$(awk -F, 'NR > 1 { n += $5 } END { print n }' "$TMP/t1.csv")" "4"
+
+# ---- bad input: FILE:LINE: key: what; exit 2; no output file --------------
+bad() { # bad NAME WANT_MESSAGE BODY (stdin)
+    local name=$1 want=$2
+    scen bad.yaml
+    rm -f "$TMP/o.json"
+    "$QOSIM" run "$TMP/bad.yaml" --json "$TMP/o.json" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    local got
+    got=$(head -1 "$TMP/err")
+    if [ "$rc" -eq 2 ] && [ "$got" = "qosim run: $TMP/bad.yaml:$want" ] && [ ! -e "$TMP/o.json" ] &&
+        [ ! -s "$TMP/out" ]; then ok "bad scenario: $name"; else
+        notok "bad scenario: $name" "exit $rc" "got:  $got" "want: qosim run: $TMP/bad.yaml:$want"; fi
+}
+T='{name: a, cpu: 0, workload: {pattern: seq}}'
+bad "unknown key" "4: tasks[0].colour: unknown key" <<Y
+tasks:
+  - name: a
+    cpu: 0
+    colour: red
+    workload: {pattern: seq}
+Y
+bad "cpu out of range" "4: tasks[0].cpu: 2 is out of range (0..1)" <<'Y'
+tasks:
+  - name: a
+    workload: {pattern: seq}
+    cpu: 2
+Y
+bad "class out of range" "4: tasks[0].class: 4 is out of range (0..3)" <<'Y'
+tasks:
+  - name: a
+    cpu: 0
+    class: 4
+    workload: {pattern: seq}
+Y
+bad "missing workload" "2: tasks[0]: workload: missing" <<'Y'
+tasks:
+  - name: a
+    cpu: 0
+Y
+bad "unknown pattern" "5: tasks[0].workload.pattern: expected one of seq, stride, random, chase, zipf, got 'walk'" <<'Y'
+tasks:
+  - name: a
+    cpu: 0
+    workload:
+      pattern: walk
+Y
+bad "duplicate task name" "3: tasks[1].name: a task called 'a' already exists" <<Y
+tasks:
+  - $T
+  - name: a
+    cpu: 1
+    workload: {pattern: seq}
+Y
+bad "bad duration" "1: duration: expected a time such as 80ns or 1.5us, got '200'" <<Y
+duration: 200
+tasks:
+  - $T
+Y
+bad "mask too wide" "8: phases[0].alloc[0].mask: 0x100 is out of range (0..255)" <<Y
+tasks:
+  - $T
+phases:
+  - at: 0us
+    alloc:
+      - cache: L3
+        class: 1
+        mask: 0x100
+Y
+bad "no allocation on L2" "6: phases[0].alloc[0].cache: L2 of tiny has no allocation control" <<Y
+tasks:
+  - $T
+phases:
+  - at: 0us
+    alloc:
+      - {cache: L2, class: 1, mask: 1}
+Y
+bad "wrong limiter kind" "6: phases[0].bandwidth[0].delay: tiny limits bandwidth by rate, not by delay" <<Y
+tasks:
+  - $T
+phases:
+  - at: 0us
+    bandwidth:
+      - {class: 1, rate: 1GB/s, delay: 10}
+Y
+bad "phases out of order" "7: phases[1].at: phases must start in increasing order" <<Y
+tasks:
+  - $T
+phases:
+  - name: one
+    at: 100us
+  - name: two
+    at: 50us
+Y
+bad "phase after the end" "5: phases[0].at: starts at or after the end of the run" <<Y
+tasks:
+  - $T
+phases:
+  - name: late
+    at: 1ms
+Y
+bad "assoc of an unknown task" "6: phases[0].assoc[0].task: no task called 'zz'" <<Y
+tasks:
+  - $T
+phases:
+  - at: 0us
+    assoc:
+      - {task: zz, class: 1}
+Y
+scen bad.yaml <<Y
+tasks:
+  - $T
+Y
+sed -i 's/^platform: tiny.yaml/platform: tiny2/' "$TMP/bad.yaml"
+"$QOSIM" run "$TMP/bad.yaml" >/dev/null 2>"$TMP/err"
+same "unknown shipped profile named" "$(cut -d: -f2- "$TMP/err" | cut -c2- | head -1)" \
+    "$TMP/bad.yaml:3: platform: no platform profile called 'tiny2' (shipped: $("$QOSIM" profiles | awk '{printf "%s%s", s, $1; s = ", "}'))"
+expect "a missing scenario file" 2 "$QOSIM" run "$TMP/nope.yaml"
+has "names the missing file" "$TMP/err" "nope.yaml"
+
+# Usage errors.
+expect "no scenario" 2 "$QOSIM" run
+expect "unknown option" 2 "$QOSIM" run "$TMP/ok.yaml" --frobnicate
+expect "bad plot suffix" 2 "$QOSIM" run "$TMP/ok.yaml" --plot "$TMP/x.pdf"
+expect "bad seed" 2 "$QOSIM" run "$TMP/ok.yaml" --seed -1
+expect "--only an unknown task" 2 "$QOSIM" run "$TMP/ok.yaml" --only zz
+has "names the task" "$TMP/err" "no task called 'zz'"
+
+# A failing plotter leaves no file behind, and no temporary either.
+QOSIM_GNUPLOT=false "$QOSIM" run "$TMP/ok.yaml" --quiet --plot "$TMP/p.svg" 2>"$TMP/err"
+rc=$?
+left=$(ls "$TMP" | grep -c '^p\.svg')
+if [ "$rc" -eq 1 ] && [ "$left" -eq 0 ]; then ok "failed plot leaves nothing"; else
+    notok "failed plot leaves nothing" "exit $rc, files: $(ls "$TMP" | grep '^p\.svg')"; fi
+# An unwritable output is an error, and the run says so.
+expect "unwritable json" 1 "$QOSIM" run "$TMP/ok.yaml" --quiet --json /nonexistent/dir/x.json
+has "names the output" "$TMP/err" "/nonexistent/dir/x.json"

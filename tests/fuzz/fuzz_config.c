@@ -1,0 +1,89 @@
+/* libFuzzer harness for the configuration loaders: util/conf.c (YAML into a
+ * tree), sim/plat.c (platform profiles) and sim/scen.c (scenarios).
+ *
+ * The input is one YAML document, loaded as a profile and again as a
+ * scenario. A refusal must carry a message that names where: the document
+ * ("fuzz.yaml:") or, for a scenario's shipped platform, that profile. An
+ * acceptance must be self-consistent. Nothing may crash, hang or leak.
+ * Inputs naming files ('/') are skipped for scenarios: a platform path like
+ * /dev/zero would make the harness read the filesystem. */
+#include "sim/plat.h"
+#include "sim/scen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fuzz_check.h"
+
+static void check_refusal(int rc, const struct err *e)
+{
+    FZ_CHECK(rc < 0, "rc %d", rc);
+    FZ_CHECK(e->msg[0], "empty message for %d", rc);
+    if (rc != -QOSIM_ENOMEM)
+        FZ_CHECK(!strncmp(e->msg, "fuzz.yaml:", 10) || !strncmp(e->msg, "profiles/", 9),
+                 "message does not say where: %s", e->msg);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct conf c;
+    struct err e = {0};
+    int rc = conf_load_mem(&c, "fuzz.yaml", (const char *)data, size, &e);
+    if (rc) {
+        check_refusal(rc, &e);
+        return 0;
+    }
+    struct plat *p = malloc(sizeof *p);
+    if (!p)
+        abort();
+    rc = plat_from_conf(p, &c, &e);
+    if (rc) {
+        check_refusal(rc, &e);
+    } else {
+        FZ_CHECK(p->ncpus == p->ncores * p->topo.threads && p->ncpus <= PLAT_MAX_CPUS, "cpus %u",
+                 p->ncpus);
+        for (int l = 0; l < PLAT_NLEVEL; l++) {
+            const struct plat_cache *pc = &p->cache[l];
+            if (!pc->present)
+                continue;
+            FZ_CHECK(pc->geom.assoc && pc->repl, "level %d", l);
+            if (pc->alloc.classes)
+                FZ_CHECK(pc->alloc.cbm_len && pc->geom.assoc % pc->alloc.cbm_len == 0,
+                         "cbm_len %u ways %u", pc->alloc.cbm_len, pc->geom.assoc);
+        }
+        for (unsigned i = 0; i < p->ncpus; i += 1 + p->ncpus / 8) {
+            struct plat_place pl;
+            plat_place(p, i, &pl);
+            FZ_CHECK(pl.node < p->nnodes && pl.domain < p->ndomains, "cpu %u", i);
+            for (int l = 0; l < PLAT_NLEVEL; l++)
+                if (p->cache[l].present)
+                    FZ_CHECK(plat_cache_inst(p, l, i) < plat_cache_count(p, l), "cpu %u", i);
+        }
+    }
+    free(p);
+    conf_free(&c);
+
+    if (memchr(data, '/', size))
+        return 0;
+    rc = conf_load_mem(&c, "fuzz.yaml", (const char *)data, size, &e);
+    if (rc)
+        return 0;
+    struct scen *s = malloc(sizeof *s);
+    if (!s)
+        abort();
+    rc = scen_from_conf(s, &c, "", &e);
+    if (rc) {
+        check_refusal(rc, &e);
+    } else {
+        FZ_CHECK(s->ntask >= 1 && s->duration > 0 && s->interval > 0, "scenario");
+        for (unsigned i = 0; i < s->ntask; i++)
+            FZ_CHECK(s->task[i].cpu < s->plat.ncpus, "task %u cpu", i);
+        for (unsigned i = 1; i < s->nphase; i++)
+            FZ_CHECK(s->phase[i].at > s->phase[i - 1].at && s->phase[i].at < s->duration,
+                     "phase %u", i);
+        scen_free(s);
+    }
+    free(s);
+    conf_free(&c);
+    return 0;
+}
