@@ -234,3 +234,86 @@ if [ "$rc" -eq 1 ] && [ "$left" -eq 0 ]; then ok "failed plot leaves nothing"; e
 # An unwritable output is an error, and the run says so.
 expect "unwritable json" 1 "$QOSIM" run "$TMP/ok.yaml" --quiet --json /nonexistent/dir/x.json
 has "names the output" "$TMP/err" "/nonexistent/dir/x.json"
+
+# ---- the limiters, measured on whole runs ----------------------------------
+# One core streaming reads (a miss per instruction, 16 in flight) asks about
+# 12 GB/s of a 10 GB/s node.
+lim_profile() { # lim_profile FILE BANDWIDTH-LINE
+    cat >"$TMP/$1" <<Y
+name: lim
+vendor: amd
+topology: {sockets: 1, modules: 2, threads: 1}
+core: {frequency: 1GHz, cpi: 1, mlp: 16, link: 8}
+caches:
+  L1I: {size: 4K, ways: 4, latency: 2}
+  L1D: {size: 4K, ways: 4, latency: 2}
+  L2: {size: 16K, ways: 4, latency: 10}
+  L3: {size: 64K, ways: 8, latency: 30}
+memory: {channels: 2, peak: 10GB/s, latency: 50ns}
+qos:
+  $2
+Y
+}
+lim_scen() { # lim_scen FILE PROFILE PHASE-SETTINGS [TASKS]
+    cat >"$TMP/$1" <<Y
+platform: $2
+duration: 1ms
+interval: 100us
+settle: 100us
+tasks:
+  - {name: a, cpu: 0, class: 1, workload: {pattern: seq, wss: 256M, access: 64, mem_ratio: 1, write_ratio: 0}}
+${4:-}
+phases:
+  - name: p
+    at: 0ms
+    bandwidth:
+$3
+Y
+}
+# rdbw TABLE TASK: read GB/s of a task in the one phase.
+rdbw() { awk -v t="$2" 'NF == 7 && $2 == t { print $6 } NF == 6 && $1 == t { print $5 }' "$1"; }
+
+lim_profile rate.yaml "bandwidth: {kind: rate, classes: 4, max: 11, window: 1us}"
+lim_scen cap.yaml rate.yaml "      - {class: 1, rate: 2GB/s}"
+expect "rate cap: run" 0 "$QOSIM" run "$TMP/cap.yaml"
+bw=$(rdbw "$TMP/out" a)
+if near "$bw" 2 0.05; then ok "rate cap holds over 900 windows: $bw GB/s of 2"; else
+    notok "rate cap holds over 900 windows: $bw GB/s of 2"; fi
+lim_scen nocap.yaml rate.yaml "      - {class: 1, rate: 0GB/s}"
+lim_scen highcap.yaml rate.yaml "      - {class: 1, rate: 50GB/s}"
+"$QOSIM" run "$TMP/nocap.yaml" --quiet --csv "$TMP/nocap.csv"
+"$QOSIM" run "$TMP/highcap.yaml" --quiet --csv "$TMP/highcap.csv"
+if cmp -s "$TMP/nocap.csv" "$TMP/highcap.csv"; then ok "a cap above demand changes nothing"; else
+    notok "a cap above demand changes nothing"; fi
+
+lim_profile share.yaml "bandwidth: {kind: share, classes: 4, blocks: 100, window: 1us}"
+lim_scen share2.yaml share.yaml "      - {class: 1, reserve: 20%, weight: 1}
+      - {class: 2, reserve: 30%, weight: 3}" \
+    "  - {name: b, cpu: 1, class: 2, workload: {pattern: seq, wss: 256M, access: 64, mem_ratio: 1, write_ratio: 0}}"
+expect "share: run" 0 "$QOSIM" run "$TMP/share2.yaml"
+a=$(rdbw "$TMP/out" a) b=$(rdbw "$TMP/out" b)
+# Reservations 2 and 3 GB/s; the spare 5 split 1:3: 3.25 and 6.75 GB/s.
+if near "$a" 3.25 0.05 && near "$b" 6.75 0.05; then ok "share: reservations plus spare by weight ($a, $b GB/s)"; else
+    notok "share: reservations plus spare by weight ($a, $b GB/s; want 3.25, 6.75)"; fi
+expect "share: lone class runs" 0 "$QOSIM" run "$TMP/share2.yaml" --only a
+a=$(rdbw "$TMP/out" a)
+if ge "$a" 10 0.95; then ok "share: a lone class uses the whole node ($a GB/s)"; else
+    notok "share: a lone class uses the whole node ($a GB/s)"; fi
+
+lim_profile delay.yaml "bandwidth: {kind: delay, classes: 4, max: 90, granularity: 10}"
+prev=""
+mono=1
+vals=""
+for d in 0 30 60 90; do
+    lim_scen d$d.yaml delay.yaml "      - {class: 1, delay: $d}"
+    "$QOSIM" run "$TMP/d$d.yaml" >"$TMP/dout"
+    v=$(rdbw "$TMP/dout" a)
+    vals="$vals $v"
+    if [ -n "$prev" ] && ! ge "$prev" "$v" 1.05; then mono=0; fi
+    prev=$v
+done
+if [ "$mono" -eq 1 ]; then ok "delay throttle: bandwidth falls as the delay grows ($vals GB/s)"; else
+    notok "delay throttle: bandwidth falls as the delay grows ($vals GB/s)"; fi
+# At 30% the link's 8 GB/s becomes 5.6.
+if near "$(echo "$vals" | awk '{ print $2 }')" 5.6 0.05; then ok "delay 30% leaves 70% of the link"; else
+    notok "delay 30% leaves 70% of the link ($vals)"; fi
