@@ -317,3 +317,15 @@ if [ "$mono" -eq 1 ]; then ok "delay throttle: bandwidth falls as the delay grow
 # At 30% the link's 8 GB/s becomes 5.6.
 if near "$(echo "$vals" | awk '{ print $2 }')" 5.6 0.05; then ok "delay 30% leaves 70% of the link"; else
     notok "delay 30% leaves 70% of the link ($vals)"; fi
+
+# A trace workload that is not there is the scenario's error, with its line.
+cat >"$TMP/notrace.yaml" <<Y
+platform: $TMP/tiny.yaml
+duration: 100us
+tasks:
+  - name: t
+    cpu: 0
+    workload: {trace: $TMP/missing.lackey}
+Y
+expect "missing trace: exit 2" 2 "$QOSIM" run "$TMP/notrace.yaml"
+has "missing trace: file, line and key" "$TMP/err" "notrace.yaml:6: tasks\[0\].workload.trace: $TMP/missing.lackey: cannot open"
