@@ -420,6 +420,133 @@ static int load_qos(struct plat *p, struct conf *c, struct conf_node *root, stru
     return 0;
 }
 
+/* A key of the profile by path, for messages: path is keys separated by '.'. */
+static struct conf_node *at(struct conf *c, const char *path)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    struct conf_node *n = c->root;
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && n; k = strtok_r(NULL, ".", &save))
+        n = n->type == CONF_MAP ? conf_get(n, k) : NULL;
+    return n ? n : c->root;
+}
+
+/* The i-th entry of qos.cbqri.capacity or .bandwidth, for messages. */
+static struct conf_node *ctl_node(struct conf *c, int bw, unsigned i, const char *key)
+{
+    struct conf_node *l = at(c, bw ? "qos.cbqri.bandwidth" : "qos.cbqri.capacity");
+    if (l->type != CONF_SEQ || i >= l->nkids)
+        return l;
+    struct conf_node *k = conf_get(&l->kids[i], key);
+    return k ? k : &l->kids[i];
+}
+
+/* Features belong to their vendor's architecture, and the numbers the
+ * registers will report must fit the registers' fields. */
+static int check_vendor(struct plat *p, struct conf *c, struct err *e)
+{
+    int x86 = p->vendor != PLAT_RISCV;
+    if (p->n_cbqri_cap + p->n_cbqri_bw && x86)
+        return conf_error(c, at(c, "qos.cbqri"), e, "CBQRI is RISC-V's; this is an %s profile",
+                          plat_vendor_name[p->vendor]);
+    if (p->lwp.present && p->vendor != PLAT_AMD)
+        return conf_error(c, at(c, "qos.lwp"), e, "LWP is AMD's; this is an %s profile",
+                          plat_vendor_name[p->vendor]);
+    if (!x86)
+        return 0;
+    for (int l = PLAT_L2; l < PLAT_NLEVEL; l++)
+        if (p->cache[l].alloc.cbm_len > 32) /* CPUID.10H EAX[4:0] holds length - 1 */
+            return conf_error(c,
+                              at(c, l == PLAT_L2 ? "caches.L2.allocation.cbm_len"
+                                                 : "caches.L3.allocation.cbm_len"),
+                              e, "%u bits do not fit CPUID.10H's 5-bit length field",
+                              p->cache[l].alloc.cbm_len);
+    if (p->mon.tags > 1024) /* IA32_PQR_ASSOC.RMID is bits 9:0 */
+        return conf_error(c, at(c, "qos.monitoring.ids"), e,
+                          "%u RMIDs do not fit PQR_ASSOC's 10-bit RMID field", p->mon.tags);
+    if (p->bw.kind == BW_SHARE)
+        return conf_error(c, at(c, "qos.bandwidth.kind"), e,
+                          "reserved shares are CBQRI's; x86 limits by delay or rate");
+    return 0;
+}
+
+/* On RISC-V the QoS resources are the CBQRI controllers: each level with
+ * allocation control has a capacity controller whose sizes are the level's,
+ * memory bandwidth control is the bandwidth controller's, and no two
+ * controllers' register blocks overlap. */
+static int check_cbqri(struct plat *p, struct conf *c, struct err *e)
+{
+    if (p->vendor != PLAT_RISCV)
+        return 0;
+    struct span {
+        uint64_t lo, hi;
+        int bw;
+        unsigned i;
+    } s[2 * PLAT_MAX_CTLS];
+    unsigned ns = 0;
+    for (unsigned i = 0; i < p->n_cbqri_cap; i++) {
+        const struct plat_cbqri_ctl *k = &p->cbqri_cap[i];
+        const struct plat_cache *pc = &p->cache[k->level];
+        for (unsigned j = 0; j < i; j++)
+            if (p->cbqri_cap[j].level == k->level)
+                return conf_error(c, ctl_node(c, 0, i, "at"), e,
+                                  "%s already has a capacity controller",
+                                  plat_level_name[k->level]);
+        if (!pc->alloc.classes || pc->alloc.classes != k->rcids)
+            return conf_error(c, ctl_node(c, 0, i, "rcids"), e,
+                              "%u RCIDs, but caches.%s.allocation has %u classes", k->rcids,
+                              plat_level_name[k->level], pc->alloc.classes);
+        if (k->blocks != pc->alloc.cbm_len)
+            return conf_error(c, ctl_node(c, 0, i, "blocks"), e,
+                              "NCBLKS %u, but caches.%s.allocation.cbm_len is %u", k->blocks,
+                              plat_level_name[k->level], pc->alloc.cbm_len);
+        if (k->mcids != p->mon.tags)
+            return conf_error(c, ctl_node(c, 0, i, "mcids"), e,
+                              "%u MCIDs, but qos.monitoring has %u ids", k->mcids, p->mon.tags);
+        s[ns++] = (struct span){k->base, k->base + 4096ull * plat_cache_count(p, k->level), 0, i};
+    }
+    for (int l = PLAT_L2; l < PLAT_NLEVEL; l++) {
+        unsigned i = 0;
+        while (i < p->n_cbqri_cap && p->cbqri_cap[i].level != (enum plat_level)l)
+            i++;
+        if (p->cache[l].alloc.classes && i == p->n_cbqri_cap)
+            return conf_error(
+                c, at(c, l == PLAT_L2 ? "caches.L2.allocation" : "caches.L3.allocation"), e,
+                "no CBQRI capacity controller at %s controls this allocation", plat_level_name[l]);
+    }
+    if (p->n_cbqri_bw > 1)
+        return conf_error(c, ctl_node(c, 1, 1, "at"), e,
+                          "one bandwidth controller per node's memory is all qosim models");
+    if (p->n_cbqri_bw) {
+        const struct plat_cbqri_ctl *k = &p->cbqri_bw[0];
+        if (p->bw.kind != BW_SHARE)
+            return conf_error(c, ctl_node(c, 1, 0, "at"), e,
+                              "a bandwidth controller needs qos.bandwidth of kind share");
+        if (k->rcids != p->bw.classes || k->blocks != p->bw.nblks || k->mrbwb != p->bw.mrbwb)
+            return conf_error(c, ctl_node(c, 1, 0, "rcids"), e,
+                              "RCIDs %u, NBWBLKS %u, MRBWB %u differ from qos.bandwidth's "
+                              "classes %u, blocks %u, mrbwb %u",
+                              k->rcids, k->blocks, k->mrbwb, p->bw.classes, p->bw.nblks,
+                              p->bw.mrbwb);
+        if (k->mcids != p->mon.tags)
+            return conf_error(c, ctl_node(c, 1, 0, "mcids"), e,
+                              "%u MCIDs, but qos.monitoring has %u ids", k->mcids, p->mon.tags);
+        s[ns++] = (struct span){k->base, k->base + 4096ull * p->nnodes, 1, 0};
+    } else if (p->bw.kind != BW_NONE) {
+        return conf_error(c, at(c, "qos.bandwidth.kind"), e,
+                          "no CBQRI bandwidth controller at memory controls this");
+    }
+    for (unsigned i = 0; i < ns; i++)
+        for (unsigned j = 0; j < i; j++)
+            if (s[i].lo < s[j].hi && s[j].lo < s[i].hi)
+                return conf_error(c, ctl_node(c, s[i].bw, s[i].i, "base"), e,
+                                  "registers 0x%llx-0x%llx overlap another controller's "
+                                  "0x%llx-0x%llx",
+                                  (unsigned long long)s[i].lo, (unsigned long long)s[i].hi - 1,
+                                  (unsigned long long)s[j].lo, (unsigned long long)s[j].hi - 1);
+    return 0;
+}
+
 int plat_from_conf(struct plat *p, struct conf *c, struct err *e)
 {
     memset(p, 0, sizeof *p);
@@ -443,6 +570,8 @@ int plat_from_conf(struct plat *p, struct conf *c, struct err *e)
     if (p->bw.kind == BW_RATE && !p->cache[PLAT_L3].present)
         return conf_error(c, conf_get(conf_get(conf_get(root, "qos"), "bandwidth"), "kind"), e,
                           "rate limits L3-to-memory traffic, but there is no L3");
+    if ((rc = check_vendor(p, c, e)) || (rc = check_cbqri(p, c, e)))
+        return rc;
     return conf_check_unused(c, root, e);
 }
 

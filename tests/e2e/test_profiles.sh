@@ -95,6 +95,7 @@ cat >>"$TMP/cbqri.yaml" <<'EOF'
   cbqri:
     capacity:
       - {at: L3, base: 0x4820000, rcids: 16, mcids: 64, blocks: 16, frcid: true}
+      - {at: L2, base: 0x4810000, rcids: 8, mcids: 64, blocks: 16}
     bandwidth:
       - {at: memory, base: 0x4830000, rcids: 16, mcids: 64, blocks: 64, mrbwb: 48}
 EOF
@@ -174,14 +175,43 @@ broken cbqri-unaligned cbqri '35s/0x4820000/0x4820800/' \
     "35: qos.cbqri.capacity[0].base: 0x4820800 is not 4 KiB aligned (CBQRI controllers are)"
 broken cbqri-capacity-at-memory cbqri '35s/at: L3/at: memory/' \
     "35: qos.cbqri.capacity[0].at: a capacity controller cannot sit at memory"
-broken cbqri-bandwidth-at-L3 cbqri '37s/at: memory/at: L3/' \
-    "37: qos.cbqri.bandwidth[0].at: a bandwidth controller cannot sit at L3"
+broken cbqri-bandwidth-at-L3 cbqri '38s/at: memory/at: L3/' \
+    "38: qos.cbqri.bandwidth[0].at: a bandwidth controller cannot sit at L3"
 broken cbqri-no-such-cache cbqri '20,25s/^/#/; 32s/.*/  bandwidth: {kind: share, classes: 16, blocks: 64}/' \
     "35: qos.cbqri.capacity[0].at: the profile has no L3"
 broken cbqri-missing-key cbqri '35s/mcids: 64, //' \
     "35: qos.cbqri.capacity[0]: missing required key 'mcids'"
-broken cbqri-not-a-list cbqri '35s/.*/      at: L3/' \
+broken cbqri-not-a-list cbqri '35s/.*/      at: L3/; 36d' \
     "34: qos.cbqri.capacity: expected a sequence, got a mapping"
+# Features belong to their vendor, and numbers must fit the registers.
+broken cbqri-on-intel cbqri '2s/.*/vendor: intel/; 32s/.*/  bandwidth: {kind: delay, classes: 8, max: 90, granularity: 10}/' \
+    "33: qos.cbqri: CBQRI is RISC-V's; this is an intel profile"
+broken lwp-on-intel base '$a\
+  lwp: {max_events: 3}' \
+    "33: qos.lwp: LWP is AMD's; this is an intel profile"
+broken x86-cbm-len base '22s/16/64/; 25s/cbm_len: 16/cbm_len: 64/' \
+    "25: caches.L3.allocation.cbm_len: 64 bits do not fit CPUID.10H's 5-bit length field"
+broken x86-rmids base '31s/ids: 64/ids: 2048/' \
+    "31: qos.monitoring.ids: 2048 RMIDs do not fit PQR_ASSOC's 10-bit RMID field"
+broken x86-share base '32s/.*/  bandwidth: {kind: share, classes: 8, blocks: 64}/' \
+    "32: qos.bandwidth.kind: reserved shares are CBQRI's; x86 limits by delay or rate"
+# On RISC-V the CBQRI controllers are the QoS resources: their sizes are the levels'.
+broken cbqri-rcids cbqri '35s/rcids: 16/rcids: 8/' \
+    "35: qos.cbqri.capacity[0].rcids: 8 RCIDs, but caches.L3.allocation has 16 classes"
+broken cbqri-ncblks cbqri '36s/blocks: 16/blocks: 8/' \
+    "36: qos.cbqri.capacity[1].blocks: NCBLKS 8, but caches.L2.allocation.cbm_len is 16"
+broken cbqri-mcids cbqri '35s/mcids: 64/mcids: 32/' \
+    "35: qos.cbqri.capacity[0].mcids: 32 MCIDs, but qos.monitoring has 64 ids"
+broken cbqri-twice cbqri '36s/at: L2/at: L3/' \
+    "36: qos.cbqri.capacity[1].at: L3 already has a capacity controller"
+broken cbqri-uncontrolled cbqri '36d' \
+    "19: caches.L2.allocation: no CBQRI capacity controller at L2 controls this allocation"
+broken cbqri-overlap cbqri '36s/0x4810000/0x481f000/' \
+    "36: qos.cbqri.capacity[1].base: registers 0x481f000-0x4822fff overlap another controller's 0x4820000-0x4820fff"
+broken cbqri-bw-sizes cbqri '38s/mrbwb: 48/mrbwb: 40/' \
+    "38: qos.cbqri.bandwidth[0].rcids: RCIDs 16, NBWBLKS 64, MRBWB 40 differ from qos.bandwidth's classes 16, blocks 64, mrbwb 48"
+broken cbqri-no-bw-controller cbqri '37,38d' \
+    "32: qos.bandwidth.kind: no CBQRI bandwidth controller at memory controls this"
 broken monitored-without-ids base '31s/.*/  # no monitoring/' \
     "24: caches.L3.monitored: L3 is monitored but qos.monitoring gives no ids"
 broken monitoring-width base '31s/ids: 64/ids: 64, width: 63/' \
