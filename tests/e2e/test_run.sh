@@ -238,10 +238,10 @@ has "names the output" "$TMP/err" "/nonexistent/dir/x.json"
 # ---- the limiters, measured on whole runs ----------------------------------
 # One core streaming reads (a miss per instruction, 16 in flight) asks about
 # 12 GB/s of a 10 GB/s node.
-lim_profile() { # lim_profile FILE BANDWIDTH-LINE
+lim_profile() { # lim_profile FILE QOS-LINES [VENDOR]
     cat >"$TMP/$1" <<Y
 name: lim
-vendor: amd
+vendor: ${3:-amd}
 topology: {sockets: 1, modules: 2, threads: 1}
 core: {frequency: 1GHz, cpi: 1, mlp: 16, link: 8}
 caches:
@@ -286,7 +286,10 @@ lim_scen highcap.yaml rate.yaml "      - {class: 1, rate: 50GB/s}"
 if cmp -s "$TMP/nocap.csv" "$TMP/highcap.csv"; then ok "a cap above demand changes nothing"; else
     notok "a cap above demand changes nothing"; fi
 
-lim_profile share.yaml "bandwidth: {kind: share, classes: 4, blocks: 100, window: 1us}"
+lim_profile share.yaml "bandwidth: {kind: share, classes: 4, blocks: 100, window: 1us}
+  monitoring: {ids: 4}
+  cbqri:
+    bandwidth: [{at: memory, base: 0x4000000, rcids: 4, mcids: 4, blocks: 100}]" riscv
 lim_scen share2.yaml share.yaml "      - {class: 1, reserve: 20%, weight: 1}
       - {class: 2, reserve: 30%, weight: 3}" \
     "  - {name: b, cpu: 1, class: 2, workload: {pattern: seq, wss: 256M, access: 64, mem_ratio: 1, write_ratio: 0}}"
