@@ -74,14 +74,17 @@ same "4 intervals x 2 tasks" "$(($(wc -l <"$TMP/a.csv") - 1))" "8"
 scen slice.yaml <<'Y'
 slice: 10us
 tasks:
-  - {name: a, cpu: 0, workload: {pattern: random, wss: 8K, mem_ratio: 0}}
-  - {name: b, cpu: 0, workload: {pattern: random, wss: 8K, mem_ratio: 0}}
+  - {name: a, cpu: 0, tag: 1, workload: {pattern: random, wss: 8K, mem_ratio: 0}}
+  - {name: b, cpu: 0, tag: 2, workload: {pattern: random, wss: 8K, mem_ratio: 0}}
 Y
 expect "time-sliced scenario runs" 0 "$QOSIM" run "$TMP/slice.yaml" --csv "$TMP/s.csv" --quiet
 cyc=$(awk -F, 'NR > 1 { c[$4] += $6 } END { print c["a"], c["b"] }' "$TMP/s.csv")
 read -r ca cb <<<"$cyc"
 if near "$ca" 100000 0.05 && near "$cb" 100000 0.05; then ok "slices split the CPU evenly ($ca, $cb cycles)"; else
     notok "slices split the CPU evenly ($ca, $cb cycles)"; fi
+# Each switch loads the task's tag: both tags own their code lines (4 KiB each).
+occ=$(awk -F, 'NR > 1 { o[$4] = $13 } END { print o["a"], o["b"] }' "$TMP/s.csv")
+same "the switch loads each task's tag (bytes under tags 1 and 2)" "$occ" "4096 4096"
 
 # A trace as a workload, looping.
 scen trace.yaml <<Y
