@@ -44,6 +44,7 @@ static const struct {
     {"trace", cli_trace, "record a real program's memory trace with valgrind"},
     {"run", cli_run, "run a scenario on a simulated platform (docs/scenarios.md)"},
     {"profiles", cli_profiles, "list the shipped platform profiles, or check or show one"},
+    {"regs", cli_regs, "a console for the x86 QoS registers: cpuid, rdmsr, wrmsr (docs/regs.md)"},
 };
 
 static void cli_usage(FILE *f)

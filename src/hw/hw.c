@@ -1,0 +1,14 @@
+#include "hw.h"
+
+const char *hw_fault_name(enum hw_fault f)
+{
+    switch (f) {
+    case HW_OK:
+        return "ok";
+    case HW_GP:
+        return "#GP";
+    case HW_UD:
+        return "#UD";
+    }
+    return "?";
+}

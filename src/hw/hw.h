@@ -1,0 +1,25 @@
+/* What a register access can end in besides success: the architectural
+ * faults the specifications name. Drivers see only these outcomes. */
+#ifndef QOSIM_HW_HW_H
+#define QOSIM_HW_HW_H
+
+enum hw_fault {
+    HW_OK = 0,
+    HW_GP, /* x86 general-protection fault, #GP(0) */
+    HW_UD, /* x86 invalid opcode, #UD */
+};
+
+/* "#GP" etc., for consoles and messages. */
+const char *hw_fault_name(enum hw_fault f);
+
+/* A field of a register, declared once: NAME_SHIFT and NAME_LEN, read and
+ * written through HW_FGET / HW_FSET (QEMU's registerfields, in miniature). */
+#define HW_FIELD(reg, fld, shift, len)                                                             \
+    enum { reg##_##fld##_SHIFT = (shift), reg##_##fld##_LEN = (len) }
+#define HW_FMASK(reg, fld)                                                                         \
+    ((reg##_##fld##_LEN >= 64 ? ~0ull : ((1ull << reg##_##fld##_LEN) - 1)) << reg##_##fld##_SHIFT)
+#define HW_FGET(v, reg, fld) (((v)&HW_FMASK(reg, fld)) >> reg##_##fld##_SHIFT)
+#define HW_FSET(v, reg, fld, x)                                                                    \
+    (((v) & ~HW_FMASK(reg, fld)) | (((uint64_t)(x) << reg##_##fld##_SHIFT) & HW_FMASK(reg, fld)))
+
+#endif

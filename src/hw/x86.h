@@ -1,0 +1,69 @@
+/* x86 platform QoS to the register: CPUID and the QoS MSRs of Intel RDT
+ * (SDM vol. 3B 17.16-17.19, the L2 CDP paper) and AMD64 PQoS (pub. 56375),
+ * over the simulated machine. Register layouts are REFERENCE.md section 1.
+ *
+ * The interface is the one a driver has on real hardware: cpuid, rdmsr and
+ * wrmsr per logical CPU, each ending in a value or a fault. Writes become
+ * the machine's mechanism settings; counter reads come from its counters. */
+#ifndef QOSIM_HW_X86_H
+#define QOSIM_HW_X86_H
+
+#include "hw.h"
+#include "sim/mach.h"
+
+#include <stdint.h>
+
+/* MSR addresses (REFERENCE.md 1, "MSRs"). */
+enum {
+    X86_L3_QOS_CFG = 0xC81,        /* IA32_L3_QOS_CFG: L3 CDP enable */
+    X86_L2_QOS_CFG = 0xC82,        /* IA32_L2_QOS_CFG: L2 CDP enable (L2 CDP paper) */
+    X86_QM_EVTSEL = 0xC8D,         /* IA32_QM_EVTSEL (SDM 17.16.7) */
+    X86_QM_CTR = 0xC8E,            /* IA32_QM_CTR (SDM 17.16.7), read-only */
+    X86_PQR_ASSOC = 0xC8F,         /* IA32_PQR_ASSOC (SDM 17.16.6) */
+    X86_L3_MASK_0 = 0xC90,         /* IA32_L3_QOS_MASK_n */
+    X86_L2_MASK_0 = 0xD10,         /* IA32_L2_QOS_MASK_n */
+    X86_MBA_THRTL_0 = 0xD50,       /* IA32_L2_QoS_Ext_BW_Thrtl_n (Intel MBA) */
+    X86_AMD_BW_CTL_0 = 0xC0000200, /* L3QOS_BW_CONTROL_n (AMD 56375, L3BE) */
+};
+
+/* Fields, declared once. */
+HW_FIELD(PQR_ASSOC, RMID, 0, 10);
+HW_FIELD(PQR_ASSOC, COS, 32, 32);
+HW_FIELD(QM_EVTSEL, EVTID, 0, 8);
+HW_FIELD(QM_EVTSEL, RMID, 32, 10);
+HW_FIELD(QM_CTR, U, 62, 1); /* Unavailable: no data for this RMID now */
+HW_FIELD(QM_CTR, E, 63, 1); /* Error: unsupported event or RMID out of range */
+HW_FIELD(QOS_CFG, CDP, 0, 1);
+HW_FIELD(MBA_THRTL, DELAY, 0, 16);
+
+/* Monitoring event IDs: CPUID.0FH.1 EDX bit + 1. */
+enum { X86_EVT_OCCUPANCY = 1, X86_EVT_TOTAL = 2, X86_EVT_LOCAL = 3 };
+
+struct x86 {
+    struct mach *m;
+    const struct plat *p;
+    int amd;
+    unsigned ncos[PLAT_NLEVEL]; /* mask MSRs per level (COS_MAX + 1); 0: no CAT */
+    unsigned cbm_len[PLAT_NLEVEL];
+    unsigned bw_cos;             /* MBA or L3BE classes */
+    unsigned bw_len;             /* AMD: BW_LEN */
+    unsigned nrmid;              /* RMIDs (max RMID + 1) */
+    uint64_t *assoc;             /* [ncpu] PQR_ASSOC */
+    uint64_t *evtsel;            /* [ncpu] (Intel) or [ndomains] (AMD) */
+    uint64_t *cfg[PLAT_NLEVEL];  /* L2/L3 QOS_CFG per cache instance */
+    uint64_t *mask[PLAT_NLEVEL]; /* [instances * ncos] */
+    uint64_t *bw;                /* [ndomains * bw_cos] MBA delay or AMD BW_CONTROL */
+    uint8_t *tracked;            /* AMD: [ndomains * nrmid] RMIDs the domain's counters track */
+};
+
+int x86_init(struct x86 *x, struct mach *m, struct err *e);
+void x86_free(struct x86 *x);
+/* Architectural reset of every register, applied to the machine. */
+void x86_reset(struct x86 *x);
+
+/* The register interface. out: eax, ebx, ecx, edx. */
+enum hw_fault x86_cpuid(struct x86 *x, unsigned cpu, uint32_t leaf, uint32_t sub, uint32_t out[4]);
+enum hw_fault x86_rdmsr(struct x86 *x, unsigned cpu, uint32_t msr, uint64_t *val);
+enum hw_fault x86_wrmsr(struct x86 *x, unsigned cpu, uint32_t msr, uint64_t val);
+
+#endif
