@@ -1,0 +1,108 @@
+/* libFuzzer harness for the x86 register model (src/hw/x86.c) driven
+ * through the register console's interpreter (src/hw/x86_console.c), as a
+ * user's script would drive it.
+ *
+ * The first byte picks the platform (intel-xeon, intel-atom, amd-epyc); the
+ * rest is a console script. `run NS` makes random accesses from every CPU
+ * under its current association, so monitoring has something to count.
+ * After every line: mask registers stay within CBM_LEN bits, the machine's
+ * masks within the cache's ways, and each CPU's class and tag are its
+ * PQR_ASSOC's COS and RMID. After the script: the occupancy counters of
+ * every tag sum to the lines a last-level cache holds. */
+#include "fuzz_check.h"
+#include "hw/x86_console.h"
+#include "util/bits.h"
+
+#include <string.h>
+
+static const char *const plats[] = {"intel-xeon", "intel-atom", "amd-epyc"};
+static struct mach machines[3];
+static struct x86 regs[3];
+static FILE *devnull;
+static uint64_t lcg;
+
+static int run_ns(void *ctx, uint64_t ns, struct err *e)
+{
+    (void)e;
+    struct x86 *x = ctx;
+    struct mach *m = x->m;
+    uint64_t n = ns / 16 > 4000 ? 4000 : ns / 16;
+    for (uint64_t i = 0; i < n; i++) {
+        lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned cpu = (unsigned)(lcg >> 33) % m->ncpu;
+        uint64_t a = mach_phys_base(m->cpu[cpu].node, cpu % 16) | ((lcg >> 20) & 0xffffc0);
+        mach_access(m, &m->cpu[cpu], (lcg >> 13) & 1 ? HIER_LOAD : HIER_STORE, a);
+    }
+    return 0;
+}
+
+static void check_state(struct x86 *x)
+{
+    struct mach *m = x->m;
+    for (int l = PLAT_L2; l < PLAT_NLEVEL; l++) {
+        if (!x->ncos[l])
+            continue;
+        for (unsigned i = 0; i < m->ncache[l]; i++) {
+            for (unsigned c = 0; c < x->ncos[l]; c++) {
+                uint64_t r = x->mask[l][(size_t)i * x->ncos[l] + c];
+                FZ_CHECK(!(r & ~bits_mask(x->cbm_len[l])), "L%d mask 0x%llx", l,
+                         (unsigned long long)r);
+                for (int t = MACH_DATA; t <= MACH_CODE; t++)
+                    FZ_CHECK(!(mach_get_mask(m, l, i, c, t) & ~m->cache[l][i].c.all_ways),
+                             "machine mask beyond the ways");
+            }
+        }
+    }
+    for (unsigned c = 0; c < m->ncpu; c++) {
+        uint64_t v = x->assoc[c];
+        FZ_CHECK(m->cpu[c].cls == HW_FGET(v, PQR_ASSOC, COS), "cpu %u class", c);
+        FZ_CHECK(m->cpu[c].tag == (x->nrmid ? HW_FGET(v, PQR_ASSOC, RMID) : 0), "cpu %u tag", c);
+    }
+}
+
+/* One last-level instance per input, in turn: counting every line of all of
+ * them (eight 32 MiB L3s on amd-epyc) would make each input take ~10 ms. */
+static void check_occupancy(struct mach *m, unsigned which)
+{
+    enum plat_level l = m->llc;
+    for (unsigned i = which % m->ncache[l], once = 0; !once; once = 1) {
+        uint64_t sum = 0;
+        for (unsigned t = 0; t < m->ntags; t++)
+            sum += mach_occupancy(m, l, i, t);
+        FZ_CHECK(sum == mach_valid_lines(m, l, i), "occupancy %llu", (unsigned long long)sum);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!size)
+        return 0;
+    unsigned k = data[0] % 3;
+    if (!machines[k].cpu) {
+        struct plat p;
+        struct err e;
+        if (plat_load(&p, plats[k], &e) || mach_init(&machines[k], &p, 16, &e) ||
+            x86_init(&regs[k], &machines[k], &e))
+            abort();
+        devnull = devnull ? devnull : fopen("/dev/null", "w");
+    }
+    struct x86 *x = &regs[k];
+    x86_reset(x);
+    lcg = size;
+    struct x86_console c = {.x = x, .run = run_ns, .ctx = x};
+    char line[256];
+    size_t i = 1;
+    while (i < size) {
+        size_t n = 0;
+        while (i < size && data[i] != '\n' && n < sizeof line - 1)
+            line[n++] = (char)data[i++];
+        while (i < size && data[i] != '\n') /* the rest of an overlong line is dropped */
+            i++;
+        i++;
+        line[n] = '\0';
+        x86_console_line(&c, line, devnull);
+        check_state(x);
+    }
+    check_occupancy(x->m, (unsigned)size);
+    return 0;
+}
