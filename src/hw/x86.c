@@ -79,8 +79,11 @@ static void apply_masks(struct x86 *x, enum plat_level l, unsigned i)
     const uint64_t *mk = &x->mask[l][(size_t)i * x->ncos[l]];
     int cdp = HW_FGET(x->cfg[l][i], QOS_CFG, CDP);
     for (unsigned c = 0; c < x->ncos[l]; c++) {
-        uint64_t d = cdp ? (2 * c < x->ncos[l] ? mk[2 * c] : 0) : mk[c];
-        uint64_t k = cdp ? (2 * c + 1 < x->ncos[l] ? mk[2 * c + 1] : 0) : mk[c];
+        /* A COS past COS_MAX_CDP (valid for another resource) gets COS 0's
+         * masks, as a COS a resource lacks does (mach.c). */
+        unsigned j = cdp && 2 * c + 1 >= x->ncos[l] ? 0 : c;
+        uint64_t d = cdp ? mk[2 * j] : mk[c];
+        uint64_t k = cdp ? mk[2 * j + 1] : mk[c];
         mach_set_mask(x->m, l, i, c, MACH_DATA, mach_cbm_ways(x->m, l, d));
         mach_set_mask(x->m, l, i, c, MACH_CODE, mach_cbm_ways(x->m, l, k));
     }
@@ -122,8 +125,13 @@ static enum hw_fault assoc_write(struct x86 *x, unsigned cpu, unsigned n, uint64
         return HW_GP;
     x->assoc[cpu] = v;
     mach_set_assoc(x->m, cpu, p->task, (unsigned)cos, (unsigned)rmid);
-    if (x->amd && x->nrmid)
-        x->tracked[(size_t)p->domain * x->nrmid + rmid] = 1;
+    /* AMD: when the domain starts tracking an RMID its bandwidth counts
+     * start from zero (56375, L3 external bandwidth monitoring). */
+    uint8_t *tr = x->amd && x->nrmid ? &x->tracked[(size_t)p->domain * x->nrmid + rmid] : NULL;
+    if (tr && !*tr) {
+        mach_bytes_clear(x->m, p->domain, (unsigned)rmid);
+        *tr = 1;
+    }
     return HW_OK;
 }
 
@@ -423,7 +431,9 @@ enum hw_fault x86_cpuid(struct x86 *x, unsigned cpu, uint32_t leaf, uint32_t sub
 {
     (void)cpu;
     memset(out, 0, 4 * sizeof *out);
-    int pqm = mon_count(x), pqe = has_cat(x, PLAT_L3) || has_cat(x, PLAT_L2) || has_mba(x);
+    /* PQE covers every enforcement feature: AMD's L3BE is found through it (56375). */
+    int pqm = mon_count(x),
+        pqe = has_cat(x, PLAT_L3) || has_cat(x, PLAT_L2) || has_mba(x) || has_l3be(x);
     switch (leaf) {
     case 0x0:
         out[0] = 0x10;

@@ -306,6 +306,13 @@ uint64_t mach_bytes(const struct mach *m, unsigned domain, unsigned tag, enum ma
            m->ctr_mask;
 }
 
+void mach_bytes_clear(struct mach *m, unsigned domain, unsigned tag)
+{
+    if (domain < m->p.ndomains && tag < m->ntags)
+        memset(&m->bytes[((size_t)domain * m->ntags + tag) * MACH_NCTR], 0,
+               MACH_NCTR * sizeof *m->bytes);
+}
+
 int mach_set_bw(struct mach *m, unsigned ctl, unsigned cls, const struct bw_class_set *s)
 {
     if (ctl >= m->nbw || cls >= m->bw[ctl].cfg.nclass)

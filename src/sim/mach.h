@@ -121,6 +121,8 @@ uint64_t mach_occupancy_est(const struct mach *m, enum plat_level l, unsigned in
 uint64_t mach_task_lines(const struct mach *m, enum plat_level l, unsigned task);
 /* A byte counter of (L3 domain, tag), wrapped to the profile's width. */
 uint64_t mach_bytes(const struct mach *m, unsigned domain, unsigned tag, enum mach_ctr c);
+/* Zeroes the byte counters of (L3 domain, tag). */
+void mach_bytes_clear(struct mach *m, unsigned domain, unsigned tag);
 /* Bandwidth limiter setting of class cls at limiter ctl (a domain or a node). */
 int mach_set_bw(struct mach *m, unsigned ctl, unsigned cls, const struct bw_class_set *s);
 /* The valid lines of one cache instance (for invariants). */

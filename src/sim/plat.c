@@ -461,6 +461,16 @@ static int check_vendor(struct plat *p, struct conf *c, struct err *e)
                                                  : "caches.L3.allocation.cbm_len"),
                               e, "%u bits do not fit CPUID.10H's 5-bit length field",
                               p->cache[l].alloc.cbm_len);
+    for (int l = PLAT_L2; l < PLAT_NLEVEL; l++)
+        if (p->cache[l].alloc.cdp && p->cache[l].alloc.classes % 2) /* CDP pairs the masks */
+            return conf_error(c,
+                              at(c, l == PLAT_L2 ? "caches.L2.allocation.classes"
+                                                 : "caches.L3.allocation.classes"),
+                              e, "%u classes cannot be paired into code and data masks (CDP)",
+                              p->cache[l].alloc.classes);
+    if (p->vendor == PLAT_INTEL && p->mon.tags && p->mon.width < 24)
+        return conf_error(c, at(c, "qos.monitoring.width"), e,
+                          "Intel counters are at least 24 bits (CPUID.0FH.1 EAX is width - 24)");
     if (p->mon.tags > 1024) /* IA32_PQR_ASSOC.RMID is bits 9:0 */
         return conf_error(c, at(c, "qos.monitoring.ids"), e,
                           "%u RMIDs do not fit PQR_ASSOC's 10-bit RMID field", p->mon.tags);

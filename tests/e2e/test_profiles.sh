@@ -212,6 +212,10 @@ broken cbqri-bw-sizes cbqri '38s/mrbwb: 48/mrbwb: 40/' \
     "38: qos.cbqri.bandwidth[0].rcids: RCIDs 16, NBWBLKS 64, MRBWB 40 differ from qos.bandwidth's classes 16, blocks 64, mrbwb 48"
 broken cbqri-no-bw-controller cbqri '37,38d' \
     "32: qos.bandwidth.kind: no CBQRI bandwidth controller at memory controls this"
+broken cdp-odd-classes base '25s/classes: 16/classes: 15, cdp: true/' \
+    "25: caches.L3.allocation.classes: 15 classes cannot be paired into code and data masks (CDP)"
+broken intel-narrow-counter base '31s/ids: 64/ids: 64, width: 20/' \
+    "31: qos.monitoring.width: Intel counters are at least 24 bits (CPUID.0FH.1 EAX is width - 24)"
 broken monitored-without-ids base '31s/.*/  # no monitoring/' \
     "24: caches.L3.monitored: L3 is monitored but qos.monitoring gives no ids"
 broken monitoring-width base '31s/ids: 64/ids: 64, width: 63/' \

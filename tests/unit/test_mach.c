@@ -16,7 +16,7 @@
 /* 2 sockets x 1 node x 1 domain x 2 modules x 1 core x 1 thread = 4 CPUs;
  * L3 16 KiB, 8 ways, 32 sets; masks are 8 bits, one per way. */
 static const char profile[] = "name: tiny\n"
-                              "vendor: intel\n"
+                              "vendor: amd\n"
                               "topology: {sockets: 2, modules: 2}\n"
                               "core: {frequency: 1GHz, cpi: 1, mlp: 1}\n"
                               "caches:\n"
