@@ -12,6 +12,23 @@ enum hw_fault {
 /* "#GP" etc., for consoles and messages. */
 const char *hw_fault_name(enum hw_fault f);
 
+#include <stdint.h>
+
+/* The x86 register interface a driver reaches hardware through, and
+ * nothing else (DESIGN.md): the simulated model implements it
+ * (x86_regif()), a test implements it with a mock, and a real-hardware
+ * backend (/dev/cpu/N/msr) would implement it later. */
+struct hw_x86_if {
+    void *ctx;
+    enum hw_fault (*cpuid)(void *ctx, unsigned cpu, uint32_t leaf, uint32_t sub, uint32_t out[4]);
+    enum hw_fault (*rdmsr)(void *ctx, unsigned cpu, uint32_t msr, uint64_t *val);
+    enum hw_fault (*wrmsr)(void *ctx, unsigned cpu, uint32_t msr, uint64_t val);
+    /* What an OS knows of its topology (from ACPI and CPUID leaf 4 on real
+     * machines): CPUs, and the L3 domain and L2 instance of each. */
+    unsigned ncpu;
+    const unsigned *l3_of, *l2_of;
+};
+
 /* A field of a register, declared once: NAME_SHIFT and NAME_LEN, read and
  * written through HW_FGET / HW_FSET (QEMU's registerfields, in miniature). */
 #define HW_FIELD(reg, fld, shift, len)                                                             \

@@ -496,6 +496,32 @@ enum hw_fault x86_cpuid(struct x86 *x, unsigned cpu, uint32_t leaf, uint32_t sub
     return HW_OK;
 }
 
+/* ---- the register interface for drivers ---- */
+
+static enum hw_fault if_cpuid(void *ctx, unsigned cpu, uint32_t leaf, uint32_t sub, uint32_t out[4])
+{
+    return x86_cpuid(ctx, cpu, leaf, sub, out);
+}
+static enum hw_fault if_rdmsr(void *ctx, unsigned cpu, uint32_t msr, uint64_t *v)
+{
+    return x86_rdmsr(ctx, cpu, msr, v);
+}
+static enum hw_fault if_wrmsr(void *ctx, unsigned cpu, uint32_t msr, uint64_t v)
+{
+    return x86_wrmsr(ctx, cpu, msr, v);
+}
+
+void x86_regif(struct x86 *x, struct hw_x86_if *out)
+{
+    *out = (struct hw_x86_if){.ctx = x,
+                              .cpuid = if_cpuid,
+                              .rdmsr = if_rdmsr,
+                              .wrmsr = if_wrmsr,
+                              .ncpu = x->m->ncpu,
+                              .l3_of = x->l3_of,
+                              .l2_of = x->l2_of};
+}
+
 /* ---- life cycle ---- */
 
 void x86_reset(struct x86 *x)
@@ -559,6 +585,13 @@ int x86_init(struct x86 *x, struct mach *m, struct err *e)
         bad = !(x->bw = calloc((size_t)p->ndomains * x->bw_cos, sizeof *x->bw));
     if (!bad && x->amd && x->nrmid)
         bad = !(x->tracked = calloc((size_t)p->ndomains * x->nrmid, 1));
+    if (!bad)
+        bad = !(x->l3_of = calloc(m->ncpu, sizeof *x->l3_of)) ||
+              !(x->l2_of = calloc(m->ncpu, sizeof *x->l2_of));
+    for (unsigned c = 0; !bad && c < m->ncpu; c++) {
+        x->l3_of[c] = m->cpu[c].domain;
+        x->l2_of[c] = m->cpu[c].l2->inst;
+    }
     if (bad) {
         x86_free(x);
         return err_set(e, -QOSIM_ENOMEM, "cannot allocate the x86 register state");
@@ -577,5 +610,7 @@ void x86_free(struct x86 *x)
     }
     free(x->bw);
     free(x->tracked);
+    free(x->l3_of);
+    free(x->l2_of);
     memset(x, 0, sizeof *x);
 }

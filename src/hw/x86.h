@@ -54,9 +54,12 @@ struct x86 {
     uint64_t *mask[PLAT_NLEVEL]; /* [instances * ncos] */
     uint64_t *bw;                /* [ndomains * bw_cos] MBA delay or AMD BW_CONTROL */
     uint8_t *tracked;            /* AMD: [ndomains * nrmid] RMIDs the domain's counters track */
+    unsigned *l3_of, *l2_of;     /* [ncpu] topology, for x86_regif */
 };
 
 int x86_init(struct x86 *x, struct mach *m, struct err *e);
+/* The register interface over this model, for drivers. */
+void x86_regif(struct x86 *x, struct hw_x86_if *out);
 void x86_free(struct x86 *x);
 /* Architectural reset of every register, applied to the machine. */
 void x86_reset(struct x86 *x);

@@ -1,0 +1,351 @@
+/* Unit tests for drv/rdt.c, the x86 QoS driver. It is driven through
+ * struct hw_x86_if only: here over the simulated model of each x86 profile
+ * (enumeration must find what the profile has), and over a recording proxy
+ * that logs every MSR access and can script QM_CTR, to check the order of
+ * the specs' sequences and the counter arithmetic. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "drv/rdt.h"
+#include "hw/x86.h"
+
+static struct mach M;
+static struct x86 X;
+
+/* The proxy: forwards to the model, logs writes, scripts QM_CTR reads. */
+struct op {
+    unsigned cpu;
+    uint32_t msr;
+    uint64_t val;
+};
+static struct {
+    struct op log[4096];
+    unsigned n;
+    const uint64_t *ctr; /* scripted QM_CTR values, or NULL */
+    unsigned nctr, ictr;
+} P;
+
+static enum hw_fault px_cpuid(void *ctx, unsigned cpu, uint32_t leaf, uint32_t sub, uint32_t out[4])
+{
+    return x86_cpuid(ctx, cpu, leaf, sub, out);
+}
+static enum hw_fault px_rdmsr(void *ctx, unsigned cpu, uint32_t msr, uint64_t *v)
+{
+    if (msr == X86_QM_CTR && P.ctr) {
+        *v = P.ctr[P.ictr < P.nctr ? P.ictr++ : P.nctr - 1];
+        return HW_OK;
+    }
+    return x86_rdmsr(ctx, cpu, msr, v);
+}
+static enum hw_fault px_wrmsr(void *ctx, unsigned cpu, uint32_t msr, uint64_t v)
+{
+    if (P.n < 4096)
+        P.log[P.n++] = (struct op){cpu, msr, v};
+    return x86_wrmsr(ctx, cpu, msr, v);
+}
+
+static struct hw_x86_if boot(const char *profile)
+{
+    struct plat p;
+    struct err e = {0};
+    if (M.cpu) {
+        x86_free(&X);
+        mach_free(&M);
+    }
+    assert_int_equal(plat_load(&p, profile, &e), 0);
+    assert_int_equal(mach_init(&M, &p, 0, &e), 0);
+    assert_int_equal(x86_init(&X, &M, &e), 0);
+    struct hw_x86_if r;
+    x86_regif(&X, &r);
+    r.cpuid = px_cpuid;
+    r.rdmsr = px_rdmsr;
+    r.wrmsr = px_wrmsr;
+    memset(&P, 0, sizeof P);
+    return r;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    if (M.cpu) {
+        x86_free(&X);
+        mach_free(&M);
+    }
+    return 0;
+}
+
+static void test_enumerate_xeon(void **state)
+{
+    (void)state;
+    struct hw_x86_if r = boot("intel-xeon");
+    struct rdt_caps c;
+    struct err e;
+    assert_int_equal(rdt_enumerate(&r, &c, &e), 0);
+    assert_false(c.amd);
+    assert_true(c.pqm && c.pqe);
+    assert_int_equal(c.num_rmid, 176);
+    assert_int_equal(c.scale, 64);
+    assert_int_equal(c.width, 24);
+    assert_true(c.occupancy && c.total && c.local);
+    assert_true(c.cat[RDT_L3].present && c.cat[RDT_L3].cdp && !c.cat[RDT_L3].sparse);
+    assert_int_equal(c.cat[RDT_L3].cbm_len, 11);
+    assert_int_equal(c.cat[RDT_L3].num_cos, 16);
+    assert_int_equal(c.cat[RDT_L3].shareable, 0x600);
+    assert_true(c.cat[RDT_L2].present && c.cat[RDT_L2].cdp);
+    assert_int_equal(c.cat[RDT_L2].cbm_len, 16);
+    assert_int_equal(c.cat[RDT_L2].num_cos, 8);
+    assert_true(c.mba && c.mba_linear);
+    assert_int_equal(c.mba_max, 90);
+    assert_int_equal(c.mba_cos, 8);
+    assert_false(c.l3be);
+    /* Enumeration only reads: no MSR was written. */
+    assert_int_equal(P.n, 0);
+}
+
+static void test_enumerate_atom(void **state)
+{
+    (void)state;
+    struct hw_x86_if r = boot("intel-atom");
+    struct rdt d;
+    struct err e;
+    assert_int_equal(rdt_init(&d, &r, &e), 0);
+    assert_false(d.caps.cat[RDT_L3].present);
+    assert_true(d.caps.cat[RDT_L2].present && d.caps.cat[RDT_L2].cdp);
+    assert_int_equal(d.caps.cat[RDT_L2].cbm_len, 18);
+    assert_int_equal(d.caps.num_rmid, 0);
+    assert_false(d.caps.mba);
+    assert_int_equal(d.ndom[RDT_L2], 6); /* six 4-core modules */
+    assert_int_equal(d.num_cos, 8);
+    rdt_free(&d);
+}
+
+static void test_enumerate_epyc(void **state)
+{
+    (void)state;
+    struct hw_x86_if r = boot("amd-epyc");
+    struct rdt d;
+    struct err e;
+    assert_int_equal(rdt_init(&d, &r, &e), 0);
+    assert_true(d.caps.amd);
+    assert_int_equal(d.caps.num_rmid, 256);
+    assert_int_equal(d.caps.width, 44); /* CPUID.F.1 EAX reads 0 on AMD */
+    assert_true(d.caps.cat[RDT_L3].sparse);
+    assert_int_equal(d.caps.cat[RDT_L3].num_cos, 16);
+    assert_true(d.caps.l3be);
+    assert_int_equal(d.caps.bw_len, 11);
+    assert_int_equal(d.caps.l3be_cos, 16);
+    assert_false(d.caps.mba);
+    assert_int_equal(d.ndom[RDT_L3], 8);
+    rdt_free(&d);
+}
+
+static void test_enumerate_none(void **state)
+{
+    (void)state;
+    struct plat p;
+    struct err e = {0};
+    assert_int_equal(plat_load(&p, "amd-lwp", &e), 0);
+    assert_int_equal(mach_init(&M, &p, 0, &e), 0);
+    assert_int_equal(x86_init(&X, &M, &e), 0);
+    struct hw_x86_if r;
+    x86_regif(&X, &r);
+    struct rdt d;
+    assert_int_equal(rdt_init(&d, &r, &e), -QOSIM_EUNSUP);
+    assert_non_null(strstr(e.msg, "no platform QoS"));
+}
+
+/* Context switches write PQR_ASSOC, and only when it changes. */
+static void test_switch(void **state)
+{
+    (void)state;
+    struct hw_x86_if r = boot("intel-xeon");
+    struct rdt d;
+    struct err e;
+    assert_int_equal(rdt_init(&d, &r, &e), 0);
+    assert_int_equal(rdt_switch(&d, 3, 5, 7, &e), 0);
+    assert_int_equal(P.n, 1);
+    assert_int_equal(P.log[0].msr, X86_PQR_ASSOC);
+    assert_int_equal(P.log[0].val, 5ull << 32 | 7);
+    assert_int_equal(M.cpu[3].cls, 5);
+    assert_int_equal(M.cpu[3].tag, 7);
+    assert_int_equal(rdt_switch(&d, 3, 5, 7, &e), 0);
+    assert_int_equal(P.n, 1); /* unchanged: not rewritten */
+    /* MBA has 8 classes: usable COS are those every resource has. */
+    assert_int_equal(d.num_cos, 8);
+    assert_int_equal(rdt_switch(&d, 3, 8, 0, &e), -QOSIM_EINVAL);
+    assert_int_equal(rdt_switch(&d, 3, 0, 176, &e), -QOSIM_EINVAL);
+    assert_int_equal(P.n, 1);
+    rdt_free(&d);
+}
+
+static void test_alloc_ids(void **state)
+{
+    (void)state;
+    struct hw_x86_if r = boot("intel-xeon");
+    struct rdt d;
+    struct err e;
+    assert_int_equal(rdt_init(&d, &r, &e), 0);
+    for (int i = 1; i < 8; i++)
+        assert_int_equal(rdt_alloc_cos(&d), i);
+    assert_int_equal(rdt_alloc_cos(&d), -1);
+    rdt_free_cos(&d, 3);
+    assert_int_equal(rdt_alloc_cos(&d), 3);
+    for (int i = 1; i < 176; i++)
+        assert_int_equal(rdt_alloc_rmid(&d), i);
+    assert_int_equal(rdt_alloc_rmid(&d), -1);
+    rdt_free_rmid(&d, 100);
+    assert_int_equal(rdt_alloc_rmid(&d), 100);
+    rdt_free(&d);
+}
+
+/* Masks are checked before any write, then land at n, or 2n / 2n+1 under CDP. */
+static void test_cbm_and_cdp_sequence(void **state)
+{
+    (void)state;
+    struct hw_x86_if r = boot("intel-xeon");
+    struct rdt d;
+    struct err e;
+    assert_int_equal(rdt_init(&d, &r, &e), 0);
+    assert_int_equal(rdt_set_cbm(&d, RDT_L3, 0, 1, RDT_BOTH, 0x0f1, &e), -QOSIM_EINVAL);
+    assert_int_equal(rdt_set_cbm(&d, RDT_L3, 0, 1, RDT_BOTH, 0, &e), -QOSIM_EINVAL);
+    assert_int_equal(rdt_set_cbm(&d, RDT_L3, 0, 1, RDT_BOTH, 0x800, &e), -QOSIM_EINVAL);
+    assert_int_equal(rdt_set_cbm(&d, RDT_L3, 0, 1, RDT_DATA, 0x0f, &e), -QOSIM_EINVAL);
+    assert_int_equal(P.n, 0);
+    assert_int_equal(rdt_set_cbm(&d, RDT_L3, 1, 1, RDT_BOTH, 0x7f0, &e), 0);
+    assert_int_equal(P.n, 1);
+    assert_int_equal(P.log[0].msr, X86_L3_MASK_0 + 1);
+    assert_int_equal(P.log[0].cpu, 16); /* the first CPU of socket 1's L3 */
+    /* Put CPU 2 in COS 3, RMID 9, then turn L3 CDP on. */
+    assert_int_equal(rdt_switch(&d, 2, 3, 9, &e), 0);
+    P.n = 0;
+    assert_int_equal(rdt_set_cdp(&d, RDT_L3, 1, &e), 0);
+    /* 2 domains x 16 masks to all ones, then 32 CPUs to COS 0 (only CPU 2
+     * changes, keeping RMID 9), then CFG on each domain: in that order. */
+    assert_int_equal(P.n, 32 + 1 + 2);
+    for (unsigned i = 0; i < 32; i++) {
+        assert_int_equal(P.log[i].msr, X86_L3_MASK_0 + i % 16);
+        assert_int_equal(P.log[i].val, 0x7ff);
+    }
+    assert_int_equal(P.log[32].msr, X86_PQR_ASSOC);
+    assert_int_equal(P.log[32].cpu, 2);
+    assert_int_equal(P.log[32].val, 9);
+    assert_int_equal(P.log[33].msr, X86_L3_QOS_CFG);
+    assert_int_equal(P.log[33].val, 1);
+    assert_int_equal(P.log[34].cpu, 16);
+    /* With CDP on, COS 7's data and code masks are MSRs 14 and 15. */
+    P.n = 0;
+    assert_int_equal(rdt_set_cbm(&d, RDT_L3, 0, 7, RDT_DATA, 0x00f, &e), 0);
+    assert_int_equal(rdt_set_cbm(&d, RDT_L3, 0, 7, RDT_CODE, 0x030, &e), 0);
+    assert_int_equal(P.log[0].msr, X86_L3_MASK_0 + 14);
+    assert_int_equal(P.log[1].msr, X86_L3_MASK_0 + 15);
+    assert_int_equal(mach_get_mask(&M, PLAT_L3, 0, 7, MACH_DATA),
+                     mach_cbm_ways(&M, PLAT_L3, 0x00f));
+    assert_int_equal(mach_get_mask(&M, PLAT_L3, 0, 7, MACH_CODE),
+                     mach_cbm_ways(&M, PLAT_L3, 0x030));
+    assert_int_equal(rdt_set_cbm(&d, RDT_L3, 0, 8, RDT_DATA, 0x00f, &e), -QOSIM_EINVAL);
+    assert_int_equal(d.num_cos, 8); /* L3 now has 8 = MBA's 8 */
+    rdt_free(&d);
+}
+
+static void test_mba_and_l3be(void **state)
+{
+    (void)state;
+    struct hw_x86_if r = boot("intel-xeon");
+    struct rdt d;
+    struct err e;
+    assert_int_equal(rdt_init(&d, &r, &e), 0);
+    assert_int_equal(rdt_set_mba(&d, 0, 2, 35, &e), -QOSIM_EINVAL); /* steps of 10 */
+    assert_int_equal(rdt_set_mba(&d, 0, 2, 100, &e), -QOSIM_EINVAL);
+    assert_int_equal(rdt_set_mba(&d, 0, 2, 30, &e), 0);
+    assert_int_equal(M.bw[0].set[2].delay_pct, 30);
+    assert_int_equal(rdt_set_l3be(&d, 0, 1, 1e9, &e), -QOSIM_EUNSUP);
+    rdt_free(&d);
+    r = boot("amd-epyc");
+    assert_int_equal(rdt_init(&d, &r, &e), 0);
+    assert_int_equal(rdt_set_l3be(&d, 3, 1, 2e9, &e), 0);
+    assert_int_equal(P.log[0].msr, X86_AMD_BW_CTL_0 + 1);
+    assert_int_equal(P.log[0].val, 16); /* 2 GB/s in 1/8 GB/s */
+    assert_int_equal(rdt_set_l3be(&d, 3, 1, 1e6, &e), 0);
+    assert_int_equal(P.log[1].val, 1); /* at least one step */
+    assert_int_equal(rdt_set_l3be(&d, 3, 1, 0, &e), 0);
+    assert_int_equal(P.log[2].val, 0x800); /* U: unlimited */
+    assert_int_equal(rdt_set_l3be(&d, 3, 1, 300e9, &e), -QOSIM_EINVAL);
+    assert_int_equal(rdt_set_mba(&d, 0, 1, 10, &e), -QOSIM_EUNSUP);
+    rdt_free(&d);
+}
+
+/* The 64-bit total survives counter wraps; E and U are reported and leave
+ * the total as it was. Counts are in units of 64 bytes, 24 bits wide. */
+static void test_mbm_wrap_e_u(void **state)
+{
+    (void)state;
+    struct hw_x86_if r = boot("intel-xeon");
+    struct rdt d;
+    struct err e;
+    assert_int_equal(rdt_init(&d, &r, &e), 0);
+    static const uint64_t seq[] = {0xfffff0, 0xfffffa, 0x000005, 1ull << 62, 0x000105, 1ull << 63};
+    P.ctr = seq;
+    P.nctr = 6;
+    struct rdt_mbm st = {0};
+    assert_int_equal(rdt_mbm_update(&d, 0, RDT_EVT_TOTAL, 1, &st, &e), 0);
+    assert_int_equal(st.bytes, 0); /* the first reading is the baseline */
+    assert_int_equal(rdt_mbm_update(&d, 0, RDT_EVT_TOTAL, 1, &st, &e), 0);
+    assert_int_equal(st.bytes, 10 * 64);
+    assert_int_equal(rdt_mbm_update(&d, 0, RDT_EVT_TOTAL, 1, &st, &e), 0);
+    assert_int_equal(st.bytes, (10 + 11) * 64); /* across the wrap: 0xfffffa -> 0x5 */
+    assert_int_equal(rdt_mbm_update(&d, 0, RDT_EVT_TOTAL, 1, &st, &e), -QOSIM_EIO); /* U */
+    assert_int_equal(st.bytes, 21 * 64);
+    assert_int_equal(rdt_mbm_update(&d, 0, RDT_EVT_TOTAL, 1, &st, &e), 0);
+    assert_int_equal(st.bytes, (21 + 0x100) * 64);
+    assert_int_equal(rdt_mbm_update(&d, 0, RDT_EVT_TOTAL, 1, &st, &e), -QOSIM_EINVAL); /* E */
+    assert_int_equal(st.bytes, (21 + 0x100) * 64);
+    /* The select came first, on a CPU of the domain: QM_EVTSEL = RMID 1, event 2. */
+    assert_int_equal(P.log[0].msr, X86_QM_EVTSEL);
+    assert_int_equal(P.log[0].val, 1ull << 32 | 2);
+    rdt_free(&d);
+}
+
+/* Against the model: occupancy read through the driver equals the machine's. */
+static void test_mon_read_model(void **state)
+{
+    (void)state;
+    struct hw_x86_if r = boot("intel-xeon");
+    struct rdt d;
+    struct err e;
+    assert_int_equal(rdt_init(&d, &r, &e), 0);
+    assert_int_equal(rdt_switch(&d, 0, 0, 4, &e), 0);
+    for (uint64_t i = 0; i < 500; i++)
+        mach_access(&M, &M.cpu[0], HIER_LOAD, mach_phys_base(0, 0) | (0x100000 + i * 64));
+    uint64_t b = 0;
+    assert_int_equal(rdt_mon_read(&d, 0, RDT_EVT_OCCUPANCY, 4, &b, &e), 0);
+    assert_int_equal(b, 500 * 64);
+    assert_int_equal(rdt_mon_read(&d, 0, RDT_EVT_TOTAL, 4, &b, &e), 0);
+    assert_int_equal(b, 500 * 64);
+    assert_int_equal(rdt_mon_read(&d, 1, RDT_EVT_OCCUPANCY, 4, &b, &e), 0);
+    assert_int_equal(b, 0); /* the other socket's L3 */
+    assert_int_equal(rdt_mon_read(&d, 0, 9, 4, &b, &e), -QOSIM_EINVAL);
+    rdt_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_enumerate_xeon, teardown),
+        cmocka_unit_test_teardown(test_enumerate_atom, teardown),
+        cmocka_unit_test_teardown(test_enumerate_epyc, teardown),
+        cmocka_unit_test_teardown(test_enumerate_none, teardown),
+        cmocka_unit_test_teardown(test_switch, teardown),
+        cmocka_unit_test_teardown(test_alloc_ids, teardown),
+        cmocka_unit_test_teardown(test_cbm_and_cdp_sequence, teardown),
+        cmocka_unit_test_teardown(test_mba_and_l3be, teardown),
+        cmocka_unit_test_teardown(test_mbm_wrap_e_u, teardown),
+        cmocka_unit_test_teardown(test_mon_read_model, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
