@@ -40,11 +40,14 @@ struct x86_reg {
     const char *name;
     uint32_t base;
     enum x86_scope scope;
+    enum plat_level level; /* the cache a CFG or mask register belongs to */
     const char *cite;
     /* Registers in the bank (1 for a single MSR); 0 when the feature is absent. */
-    unsigned (*count)(const struct x86 *x);
-    enum hw_fault (*read)(struct x86 *x, unsigned cpu, unsigned n, uint64_t *v);
-    enum hw_fault (*write)(struct x86 *x, unsigned cpu, unsigned n, uint64_t v);
+    unsigned (*count)(const struct x86 *x, const struct x86_reg *r);
+    enum hw_fault (*read)(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                          uint64_t *v);
+    enum hw_fault (*write)(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                           uint64_t v);
 };
 
 /* The instance of a register's scope that cpu reaches. */
@@ -91,20 +94,25 @@ static void apply_masks(struct x86 *x, enum plat_level l, unsigned i)
 
 /* PQR_ASSOC: RMID [9:0], reserved [31:10], COS [63:32] (SDM 17.16.6, 17.17). */
 
-static unsigned assoc_count(const struct x86 *x)
+static unsigned assoc_count(const struct x86 *x, const struct x86_reg *r)
 {
+    (void)r;
     return x->nrmid || has_cat(x, PLAT_L3) || has_cat(x, PLAT_L2) || x->bw_cos;
 }
 
-static enum hw_fault assoc_read(struct x86 *x, unsigned cpu, unsigned n, uint64_t *v)
+static enum hw_fault assoc_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                uint64_t *v)
 {
+    (void)r;
     (void)n;
     *v = x->assoc[cpu];
     return HW_OK;
 }
 
-static enum hw_fault assoc_write(struct x86 *x, unsigned cpu, unsigned n, uint64_t v)
+static enum hw_fault assoc_write(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                 uint64_t v)
 {
+    (void)r;
     (void)n;
     uint64_t rmid = HW_FGET(v, PQR_ASSOC, RMID), cos = HW_FGET(v, PQR_ASSOC, COS);
     if (v & ~(HW_FMASK(PQR_ASSOC, RMID) | HW_FMASK(PQR_ASSOC, COS)))
@@ -136,20 +144,25 @@ static enum hw_fault assoc_write(struct x86 *x, unsigned cpu, unsigned n, uint64
 }
 
 /* QM_EVTSEL: EvtID [7:0], RMID [41:32]; other bits reserved (SDM 17.16.7). */
-static unsigned mon_count(const struct x86 *x)
+static unsigned mon_count(const struct x86 *x, const struct x86_reg *r)
 {
+    (void)r;
     return x->nrmid && has_l3_mon(x);
 }
 
-static enum hw_fault evtsel_read(struct x86 *x, unsigned cpu, unsigned n, uint64_t *v)
+static enum hw_fault evtsel_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                 uint64_t *v)
 {
+    (void)r;
     (void)n;
     *v = x->evtsel[inst(x, SC_QOS_DOMAIN, cpu)];
     return HW_OK;
 }
 
-static enum hw_fault evtsel_write(struct x86 *x, unsigned cpu, unsigned n, uint64_t v)
+static enum hw_fault evtsel_write(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                  uint64_t v)
 {
+    (void)r;
     (void)n;
     if (v & ~(HW_FMASK(QM_EVTSEL, EVTID) | HW_FMASK(QM_EVTSEL, RMID)))
         return HW_GP;
@@ -169,8 +182,10 @@ static int event_supported(const struct x86 *x, unsigned evt)
 /* QM_CTR: the count of the selected event and RMID in this CPU's L3
  * domain, in units of the conversion factor, COUNT [width-1:0]; E for an
  * unsupported event; U when there is no data (AMD: an untracked RMID). */
-static enum hw_fault ctr_read(struct x86 *x, unsigned cpu, unsigned n, uint64_t *v)
+static enum hw_fault ctr_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                              uint64_t *v)
 {
+    (void)r;
     (void)n;
     uint64_t sel = x->evtsel[inst(x, SC_QOS_DOMAIN, cpu)];
     unsigned evt = (unsigned)HW_FGET(sel, QM_EVTSEL, EVTID),
@@ -192,58 +207,38 @@ static enum hw_fault ctr_read(struct x86 *x, unsigned cpu, unsigned n, uint64_t 
     return HW_OK;
 }
 
-static enum hw_fault read_only(struct x86 *x, unsigned cpu, unsigned n, uint64_t v)
+static enum hw_fault read_only(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                               uint64_t v)
 {
+    (void)r;
     (void)x, (void)cpu, (void)n, (void)v;
     return HW_GP;
 }
 
 /* L3_QOS_CFG / L2_QOS_CFG: bit 0 CDP enable; present only with CDP. */
-static unsigned l3cfg_count(const struct x86 *x)
+static unsigned cfg_count(const struct x86 *x, const struct x86_reg *r)
 {
-    return has_cdp(x, PLAT_L3);
+    return has_cdp(x, r->level);
 }
 
-static unsigned l2cfg_count(const struct x86 *x)
+static enum hw_fault cfg_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                              uint64_t *v)
 {
-    return has_cdp(x, PLAT_L2);
-}
-
-static enum hw_fault cfg_read_l(struct x86 *x, enum plat_level l, unsigned cpu, uint64_t *v)
-{
-    *v = x->cfg[l][inst(x, l == PLAT_L3 ? SC_L3 : SC_L2, cpu)];
+    (void)n;
+    *v = x->cfg[r->level][inst(x, r->scope, cpu)];
     return HW_OK;
 }
 
-static enum hw_fault cfg_write_l(struct x86 *x, enum plat_level l, unsigned cpu, uint64_t v)
+static enum hw_fault cfg_write(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                               uint64_t v)
 {
+    (void)n;
     if (v & ~HW_FMASK(QOS_CFG, CDP))
         return HW_GP;
-    unsigned i = inst(x, l == PLAT_L3 ? SC_L3 : SC_L2, cpu);
-    x->cfg[l][i] = v;
-    apply_masks(x, l, i);
+    unsigned i = inst(x, r->scope, cpu);
+    x->cfg[r->level][i] = v;
+    apply_masks(x, r->level, i);
     return HW_OK;
-}
-
-static enum hw_fault l3cfg_read(struct x86 *x, unsigned cpu, unsigned n, uint64_t *v)
-{
-    (void)n;
-    return cfg_read_l(x, PLAT_L3, cpu, v);
-}
-static enum hw_fault l3cfg_write(struct x86 *x, unsigned cpu, unsigned n, uint64_t v)
-{
-    (void)n;
-    return cfg_write_l(x, PLAT_L3, cpu, v);
-}
-static enum hw_fault l2cfg_read(struct x86 *x, unsigned cpu, unsigned n, uint64_t *v)
-{
-    (void)n;
-    return cfg_read_l(x, PLAT_L2, cpu, v);
-}
-static enum hw_fault l2cfg_write(struct x86 *x, unsigned cpu, unsigned n, uint64_t v)
-{
-    (void)n;
-    return cfg_write_l(x, PLAT_L2, cpu, v);
 }
 
 /* Mask banks: CBM of cbm_len bits; higher bits #GP. Intel: non-zero and
@@ -261,64 +256,49 @@ static int mask_ok(const struct x86 *x, enum plat_level l, uint64_t v)
     return ((v + low) & v) == 0;
 }
 
-static unsigned l3mask_count(const struct x86 *x)
+static unsigned mask_count(const struct x86 *x, const struct x86_reg *r)
 {
-    return x->ncos[PLAT_L3];
-}
-static unsigned l2mask_count(const struct x86 *x)
-{
-    return x->ncos[PLAT_L2];
+    return x->ncos[r->level];
 }
 
-static enum hw_fault mask_read_l(struct x86 *x, enum plat_level l, unsigned cpu, unsigned n,
-                                 uint64_t *v)
+static enum hw_fault mask_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                               uint64_t *v)
 {
-    *v = x->mask[l][(size_t)inst(x, l == PLAT_L3 ? SC_L3 : SC_L2, cpu) * x->ncos[l] + n];
+    *v = x->mask[r->level][(size_t)inst(x, r->scope, cpu) * x->ncos[r->level] + n];
     return HW_OK;
 }
 
-static enum hw_fault mask_write_l(struct x86 *x, enum plat_level l, unsigned cpu, unsigned n,
-                                  uint64_t v)
+static enum hw_fault mask_write(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                uint64_t v)
 {
+    enum plat_level l = r->level;
     if (!mask_ok(x, l, v))
         return HW_GP;
-    unsigned i = inst(x, l == PLAT_L3 ? SC_L3 : SC_L2, cpu);
+    unsigned i = inst(x, r->scope, cpu);
     x->mask[l][(size_t)i * x->ncos[l] + n] = v;
     apply_masks(x, l, i);
     return HW_OK;
 }
 
-static enum hw_fault l3mask_read(struct x86 *x, unsigned cpu, unsigned n, uint64_t *v)
-{
-    return mask_read_l(x, PLAT_L3, cpu, n, v);
-}
-static enum hw_fault l3mask_write(struct x86 *x, unsigned cpu, unsigned n, uint64_t v)
-{
-    return mask_write_l(x, PLAT_L3, cpu, n, v);
-}
-static enum hw_fault l2mask_read(struct x86 *x, unsigned cpu, unsigned n, uint64_t *v)
-{
-    return mask_read_l(x, PLAT_L2, cpu, n, v);
-}
-static enum hw_fault l2mask_write(struct x86 *x, unsigned cpu, unsigned n, uint64_t v)
-{
-    return mask_write_l(x, PLAT_L2, cpu, n, v);
-}
-
 /* Intel MBA: delay [15:0] in percent; above the maximum throttle #GP. */
-static unsigned mba_count(const struct x86 *x)
+static unsigned mba_count(const struct x86 *x, const struct x86_reg *r)
 {
+    (void)r;
     return has_mba(x) ? x->bw_cos : 0;
 }
 
-static enum hw_fault bw_read(struct x86 *x, unsigned cpu, unsigned n, uint64_t *v)
+static enum hw_fault bw_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                             uint64_t *v)
 {
+    (void)r;
     *v = x->bw[(size_t)x->m->cpu[cpu].domain * x->bw_cos + n];
     return HW_OK;
 }
 
-static enum hw_fault mba_write(struct x86 *x, unsigned cpu, unsigned n, uint64_t v)
+static enum hw_fault mba_write(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                               uint64_t v)
 {
+    (void)r;
     if (v & ~HW_FMASK(MBA_THRTL, DELAY) || v > x->p->bw.max)
         return HW_GP;
     unsigned d = x->m->cpu[cpu].domain;
@@ -331,13 +311,16 @@ static enum hw_fault mba_write(struct x86 *x, unsigned cpu, unsigned n, uint64_t
 }
 
 /* AMD L3QOS_BW_CONTROL_n: BW [BW_LEN-1:0] in 1/8 GB/s, U [BW_LEN] unlimited. */
-static unsigned l3be_count(const struct x86 *x)
+static unsigned l3be_count(const struct x86 *x, const struct x86_reg *r)
 {
+    (void)r;
     return has_l3be(x) ? x->bw_cos : 0;
 }
 
-static enum hw_fault l3be_write(struct x86 *x, unsigned cpu, unsigned n, uint64_t v)
+static enum hw_fault l3be_write(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                uint64_t v)
 {
+    (void)r;
     if (v & ~bits_mask(x->bw_len + 1))
         return HW_GP;
     unsigned d = x->m->cpu[cpu].domain;
@@ -355,31 +338,31 @@ static enum hw_fault l3be_write(struct x86 *x, unsigned cpu, unsigned n, uint64_
 }
 
 static const struct x86_reg x86_regs[] = {
-    {"IA32_L3_QOS_CFG", X86_L3_QOS_CFG, SC_L3, "SDM 17.19.3; REFERENCE 1", l3cfg_count, l3cfg_read,
-     l3cfg_write},
-    {"IA32_L2_QOS_CFG", X86_L2_QOS_CFG, SC_L2, "L2 CDP paper, Figure 5", l2cfg_count, l2cfg_read,
-     l2cfg_write},
-    {"IA32_QM_EVTSEL", X86_QM_EVTSEL, SC_QOS_DOMAIN, "SDM 17.16.7; 56375 PQM", mon_count,
+    {"IA32_L3_QOS_CFG", X86_L3_QOS_CFG, SC_L3, PLAT_L3, "SDM 17.19.3; REFERENCE 1", cfg_count,
+     cfg_read, cfg_write},
+    {"IA32_L2_QOS_CFG", X86_L2_QOS_CFG, SC_L2, PLAT_L2, "L2 CDP paper, Figure 5", cfg_count,
+     cfg_read, cfg_write},
+    {"IA32_QM_EVTSEL", X86_QM_EVTSEL, SC_QOS_DOMAIN, PLAT_L3, "SDM 17.16.7; 56375 PQM", mon_count,
      evtsel_read, evtsel_write},
-    {"IA32_QM_CTR", X86_QM_CTR, SC_QOS_DOMAIN, "SDM 17.16.7; 56375 PQM", mon_count, ctr_read,
-     read_only},
-    {"IA32_PQR_ASSOC", X86_PQR_ASSOC, SC_THREAD, "SDM 17.16.6, 17.19.2", assoc_count, assoc_read,
-     assoc_write},
-    {"IA32_L3_QOS_MASK_n", X86_L3_MASK_0, SC_L3, "SDM 17.19.2; 56375 L3 allocation", l3mask_count,
-     l3mask_read, l3mask_write},
-    {"IA32_L2_QOS_MASK_n", X86_L2_MASK_0, SC_L2, "SDM 17.19.2; L2 CDP paper", l2mask_count,
-     l2mask_read, l2mask_write},
-    {"IA32_L2_QoS_Ext_BW_Thrtl_n", X86_MBA_THRTL_0, SC_L3, "SDM 17.19.7 (MBA)", mba_count, bw_read,
-     mba_write},
-    {"L3QOS_BW_CONTROL_n", X86_AMD_BW_CTL_0, SC_L3, "56375 L3 bandwidth enforcement", l3be_count,
-     bw_read, l3be_write},
+    {"IA32_QM_CTR", X86_QM_CTR, SC_QOS_DOMAIN, PLAT_L3, "SDM 17.16.7; 56375 PQM", mon_count,
+     ctr_read, read_only},
+    {"IA32_PQR_ASSOC", X86_PQR_ASSOC, SC_THREAD, PLAT_L3, "SDM 17.16.6, 17.19.2", assoc_count,
+     assoc_read, assoc_write},
+    {"IA32_L3_QOS_MASK_n", X86_L3_MASK_0, SC_L3, PLAT_L3, "SDM 17.19.2; 56375 L3 allocation",
+     mask_count, mask_read, mask_write},
+    {"IA32_L2_QOS_MASK_n", X86_L2_MASK_0, SC_L2, PLAT_L2, "SDM 17.19.2; L2 CDP paper", mask_count,
+     mask_read, mask_write},
+    {"IA32_L2_QoS_Ext_BW_Thrtl_n", X86_MBA_THRTL_0, SC_L3, PLAT_L3, "SDM 17.19.7 (MBA)", mba_count,
+     bw_read, mba_write},
+    {"L3QOS_BW_CONTROL_n", X86_AMD_BW_CTL_0, SC_L3, PLAT_L3, "56375 L3 bandwidth enforcement",
+     l3be_count, bw_read, l3be_write},
 };
 
 static const struct x86_reg *find(const struct x86 *x, uint32_t msr, unsigned *n)
 {
     for (size_t i = 0; i < sizeof x86_regs / sizeof x86_regs[0]; i++) {
         const struct x86_reg *r = &x86_regs[i];
-        unsigned c = r->count(x);
+        unsigned c = r->count(x, r);
         if (msr >= r->base && msr - r->base < c) {
             *n = msr - r->base;
             return r;
@@ -395,14 +378,14 @@ enum hw_fault x86_rdmsr(struct x86 *x, unsigned cpu, uint32_t msr, uint64_t *val
     unsigned n;
     const struct x86_reg *r = cpu < x->m->ncpu ? find(x, msr, &n) : NULL;
     *val = 0;
-    return r ? r->read(x, cpu, n, val) : HW_GP;
+    return r ? r->read(x, r, cpu, n, val) : HW_GP;
 }
 
 enum hw_fault x86_wrmsr(struct x86 *x, unsigned cpu, uint32_t msr, uint64_t val)
 {
     unsigned n;
     const struct x86_reg *r = cpu < x->m->ncpu ? find(x, msr, &n) : NULL;
-    return r ? r->write(x, cpu, n, val) : HW_GP;
+    return r ? r->write(x, r, cpu, n, val) : HW_GP;
 }
 
 /* ---- CPUID (REFERENCE.md 1, "CPUID") ---- */
@@ -432,7 +415,7 @@ enum hw_fault x86_cpuid(struct x86 *x, unsigned cpu, uint32_t leaf, uint32_t sub
     (void)cpu;
     memset(out, 0, 4 * sizeof *out);
     /* PQE covers every enforcement feature: AMD's L3BE is found through it (56375). */
-    int pqm = mon_count(x),
+    int pqm = x->nrmid != 0,
         pqe = has_cat(x, PLAT_L3) || has_cat(x, PLAT_L2) || has_mba(x) || has_l3be(x);
     switch (leaf) {
     case 0x0:
