@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include "sim/run.h"
+#include "util/conf.h"
 #include "util/json.h"
 #include "util/ofile.h"
 
@@ -357,9 +358,7 @@ int cli_run(int argc, char **argv)
         return 2;
     }
     if (seed) {
-        char *end;
-        s.seed = strtoull(seed, &end, 0);
-        if (!*seed || *end || *seed == '-') {
+        if (conf_parse_u64(seed, &s.seed)) {
             cli_error("run", "--seed '%s': expected a non-negative integer", seed);
             scen_free(&s);
             return 2;

@@ -1,18 +1,15 @@
 #include "x86_console.h"
 
-#include <errno.h>
+#include "util/conf.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-/* A number: decimal or 0x-hex, no sign, no overflow. */
+/* A number as configuration files write them: decimal or 0x-hex, no sign. */
 static int num(const char *s, uint64_t max, uint64_t *out)
 {
-    if (!s || !*s || *s == '-' || *s == '+')
-        return -1;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10);
-    if (*end || errno || v > max)
+    uint64_t v;
+    if (!s || conf_parse_u64(s, &v) || v > max)
         return -1;
     *out = v;
     return 0;

@@ -596,7 +596,7 @@ static int scan_u64(const char **ps, int hex, uint64_t *out)
     return over ? P_RANGE : P_OK;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
+int conf_parse_u64(const char *s, uint64_t *out)
 {
     int r = scan_u64(&s, 1, out);
     if (r == P_SYNTAX || *s)
@@ -748,7 +748,7 @@ static int node_u64(const struct conf *c, const struct conf_node *n, uint64_t mi
                     uint64_t *out, struct err *e)
 {
     uint64_t v = 0;
-    int r = parse_u64(n->val, &v);
+    int r = conf_parse_u64(n->val, &v);
     if (r == P_SYNTAX)
         return wrong_type(c, n, WANT_U64, e);
     if (r == P_RANGE || v < min || v > max) {
