@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz_check.h"
+#include "util/rng.h"
 
 /* Caches up to this many lines get every configuration; up to the second
  * bound one per policy; bigger ones (qosim allows 2^24 lines, 256 MiB each)
@@ -24,16 +25,7 @@
 #define FZ_BUILD_LINES       (1u << 14)
 #define FZ_ACCESSES          100
 
-static uint64_t rng_state;
-
-static uint64_t rng(void)
-{
-    uint64_t x = rng_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return rng_state = x;
-}
+static struct rng rng_s; /* seeded from each input */
 
 /* Exactly three fields of decimal digits, and their values. */
 static int plain_fields(const char *s, uint64_t v[3])
@@ -71,12 +63,12 @@ static void run_hier(const struct cache_geom *g, const struct repl_ops *repl, in
 
     uint64_t n[2] = {0, 0};
     for (int i = 0; i < FZ_ACCESSES; i++) {
-        uint64_t x = rng();
+        uint64_t x = rng_next(&rng_s);
         unsigned kind = (unsigned)(x & 3);
         uint64_t addr;
         switch ((x >> 2) & 7) {
         case 0: /* anywhere */
-            addr = rng();
+            addr = rng_next(&rng_s);
             break;
         case 1: /* at the end of the address space: a straddle wraps */
             addr = UINT64_MAX - (x >> 8) % (2 * g->line);
@@ -150,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint64_t h = 0xcbf29ce484222325ull;
         for (size_t i = 0; i < size; i++)
             h = (h ^ data[i]) * 0x100000001b3ull;
-        rng_state = h | 1;
+        rng_seed(&rng_s, h, 0);
         for (unsigned p = 0; repl_at(p); p++) {
             if (lines > FZ_ALL_CONFIGS_LINES) {
                 run_hier(&g, repl_at(p), 1, (enum hier_incl)(p % 3), (int)(p & 1));

@@ -12,6 +12,7 @@
 #include "fuzz_check.h"
 #include "hw/x86_console.h"
 #include "util/bits.h"
+#include "util/rng.h"
 
 #include <string.h>
 
@@ -19,7 +20,7 @@ static const char *const plats[] = {"intel-xeon", "intel-atom", "amd-epyc"};
 static struct mach machines[3];
 static struct x86 regs[3];
 static FILE *devnull;
-static uint64_t lcg;
+static struct rng rng_s; /* seeded from each input */
 
 static int run_ns(void *ctx, uint64_t ns, struct err *e)
 {
@@ -28,10 +29,10 @@ static int run_ns(void *ctx, uint64_t ns, struct err *e)
     struct mach *m = x->m;
     uint64_t n = ns / 16 > 4000 ? 4000 : ns / 16;
     for (uint64_t i = 0; i < n; i++) {
-        lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
-        unsigned cpu = (unsigned)(lcg >> 33) % m->ncpu;
-        uint64_t a = mach_phys_base(m->cpu[cpu].node, cpu % 16) | ((lcg >> 20) & 0xffffc0);
-        mach_access(m, &m->cpu[cpu], (lcg >> 13) & 1 ? HIER_LOAD : HIER_STORE, a);
+        uint64_t r = rng_next(&rng_s);
+        unsigned cpu = (unsigned)(r >> 33) % m->ncpu;
+        uint64_t a = mach_phys_base(m->cpu[cpu].node, cpu % 16) | ((r >> 20) & 0xffffc0);
+        mach_access(m, &m->cpu[cpu], (r >> 13) & 1 ? HIER_LOAD : HIER_STORE, a);
     }
     return 0;
 }
@@ -88,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     struct x86 *x = &regs[k];
     x86_reset(x);
-    lcg = size;
+    rng_seed(&rng_s, size, 0);
     struct x86_console c = {.x = x, .run = run_ns, .ctx = x};
     char line[256];
     size_t i = 1;

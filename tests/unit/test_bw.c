@@ -20,6 +20,7 @@
 
 #include "sim/bw.h"
 #include "testlib.h"
+#include "util/rng.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -83,15 +84,6 @@ static uint64_t admit(struct bw *b, unsigned cls, unsigned port, uint64_t now, u
         fail_msg("class %u port %u: admitted at %llu, before now = %llu", cls, port,
                  (unsigned long long)t, (unsigned long long)now);
     return t;
-}
-
-/* A deterministic xorshift for jitter. */
-static uint64_t rnd(uint64_t *x)
-{
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    return *x;
 }
 
 #define MAXSLOT 8
@@ -767,13 +759,15 @@ static void test_backwards(void **state)
     struct bw_cfg c = cfg_delay(2, 2, 4.0);
     mk(&b, &c);
     set_delay(&b, 1, 50);
-    uint64_t x = 88172645463325252ull, last[2] = {0, 0}, bytes[2] = {0, 0};
+    uint64_t last[2] = {0, 0}, bytes[2] = {0, 0};
+    struct rng x; /* jitter */
+    rng_seed(&x, 88172645463325252ull, 0);
     /* Each port asked for 64 bytes every 8 ticks (8 bytes/tick, above both
      * links), at times that jitter by up to 1000 ticks either way. */
     for (uint64_t i = 0; i < 40000; i++) {
         for (unsigned p = 0; p < 2; p++) {
             uint64_t base = 1000 + i * 8;
-            uint64_t now = base - 1000 + rnd(&x) % 2001;
+            uint64_t now = base - 1000 + rng_next(&x) % 2001;
             uint64_t t = admit(&b, p, p, now, 64);
             if (t > last[p])
                 last[p] = t;
@@ -793,7 +787,7 @@ static void test_backwards(void **state)
     uint64_t got[3] = {0, 0, 0};
     for (uint64_t i = 0; i < SH_END / 2; i++) {
         for (unsigned k = 1; k <= 2; k++) {
-            uint64_t now = i * 2 + rnd(&x) % 2001;
+            uint64_t now = i * 2 + rng_next(&x) % 2001;
             uint64_t t = admit(&b, k, 0, now, 64);
             if (t >= SH_M0 && t < SH_M1)
                 got[k] += 64;
@@ -823,10 +817,11 @@ static void test_share_deterministic(void **state)
         set_share(&b, 0, 5, 7);
         set_share(&b, 1, 20, 1);
         set_share(&b, 2, 0, 0);
-        uint64_t x = 12345;
+        struct rng x; /* jitter */
+        rng_seed(&x, 12345, 0);
         for (unsigned i = 0; i < 50000; i++) {
-            unsigned cls = (unsigned)(rnd(&x) % 3);
-            uint64_t now = i * 2 + rnd(&x) % 300;
+            unsigned cls = (unsigned)(rng_next(&x) % 3);
+            uint64_t now = i * 2 + rng_next(&x) % 300;
             sum[r] = sum[r] * 31 + admit(&b, cls, 0, now, 64);
         }
         bw_free(&b);

@@ -5,6 +5,7 @@
 #include <cmocka.h>
 
 #include "util/conf.h"
+#include "util/rng.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -911,16 +912,7 @@ static void test_unused_sequences(void **state)
 
 /* ---- robustness ---- */
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rng(void)
-{
-    uint64_t x = rng_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return rng_state = x;
-}
+static struct rng rng_s; /* seeded in main() */
 
 /* Reads everything every way it can be read, ignoring the outcome. */
 static void read_all(struct conf *c, struct conf_node *n, struct err *e)
@@ -935,13 +927,13 @@ static void read_all(struct conf *c, struct conf_node *n, struct err *e)
     }
     for (unsigned i = 0; i < n->nkids; i++) {
         struct conf_node *k = &n->kids[i];
-        if (n->type == CONF_MAP && k->key && (rng() & 3)) {
+        if (n->type == CONF_MAP && k->key && (rng_next(&rng_s) & 3)) {
             uint64_t u;
             double d;
             int b;
             unsigned en;
             const char *s;
-            switch (rng() % 10) {
+            switch (rng_next(&rng_s) % 10) {
             case 0:
                 conf_u64(c, n, k->key, CONF_REQ, 1, 9, &u, e);
                 break;
@@ -999,11 +991,11 @@ static void test_mutations(void **state)
     for (int iter = 0; iter < 20000; iter++) {
         size_t len = sizeof seed - 1;
         memcpy(buf, seed, len);
-        int edits = 1 + (int)(rng() % 4);
+        int edits = 1 + (int)(rng_next(&rng_s) % 4);
         for (int k = 0; k < edits; k++) {
-            size_t at = rng() % len;
-            char ch = alphabet[rng() % (sizeof alphabet - 1)];
-            switch (rng() % 3) {
+            size_t at = rng_next(&rng_s) % len;
+            char ch = alphabet[rng_next(&rng_s) % (sizeof alphabet - 1)];
+            switch (rng_next(&rng_s) % 3) {
             case 0:
                 buf[at] = ch;
                 break;
@@ -1041,6 +1033,7 @@ static void test_mutations(void **state)
 
 int main(void)
 {
+    rng_seed(&rng_s, 1, 0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tree),
         cmocka_unit_test(test_big_document),

@@ -16,6 +16,7 @@
 #include "sim/cache.h"
 #include "sim/hier.h"
 #include "sim/repl.h"
+#include "util/rng.h"
 
 enum { I = HIER_IFETCH, L = HIER_LOAD, S = HIER_STORE, M = HIER_MODIFY };
 
@@ -888,12 +889,6 @@ static void test_l2_writeback(void **state)
 
 /* ---- invariants on a pseudo-random trace ------------------------------ */
 
-static uint64_t lcg(uint64_t *x)
-{
-    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
-    return *x >> 33;
-}
-
 /* Whether every valid line of cache `up` is also in cache `down`. */
 static int subset(const struct hier *h, unsigned up, unsigned down)
 {
@@ -935,9 +930,10 @@ static void test_random_invariants(void **state)
                     for (unsigned a = 0; a < 2; a++)
                         mkh(&h[a], "64,2,16", l2s[l2], "256,4,16", (enum hier_incl)incl, wbp,
                             &repl_lru);
-                    uint64_t x = 12345;
+                    struct rng x;
+                    rng_seed(&x, 12345, 0);
                     for (unsigned n = 0; n < 4000; n++) {
-                        uint64_t r = lcg(&x);
+                        uint64_t r = rng_next(&x) >> 33;
                         unsigned kind = dataonly ? 1 + r % 3 : r % 4;
                         uint64_t addr = (r >> 8) % (96 * 16);
                         uint32_t size = 1 + (uint32_t)((r >> 20) % 8);

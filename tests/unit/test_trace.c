@@ -26,6 +26,7 @@
 #undef __SSE2__
 #define trace_lackey trace_lackey_scalar
 #include "sim/trace_lackey.c"
+#include "util/rng.h"
 #undef trace_lackey
 #pragma pop_macro("__SSE2__")
 
@@ -257,16 +258,7 @@ static void text_fill(struct text *t, char c, size_t n)
     t->s[t->len] = '\0';
 }
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rng(void)
-{
-    uint64_t x = rng_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return rng_state = x;
-}
+static struct rng rng_s; /* seeded in main() */
 
 /* Standard input replaced by fd until stdin_restore. */
 static int stdin_from(int fd)
@@ -488,7 +480,7 @@ static void test_lackey_addr_digits(void **state)
     int n = 0;
     for (int digits = 1; digits <= 16; digits++)
         for (int v = 0; v < 4; v++) {
-            uint64_t a = rng();
+            uint64_t a = rng_next(&rng_s);
             if (digits < 16)
                 a &= (1ull << (4 * digits)) - 1;
             if (v == 0) /* all f: every digit is a letter */
@@ -682,7 +674,7 @@ static void gen_lackey(struct text *t, struct result *want, size_t bytes)
     static const char *const prefix[] = {"I  ", " L ", " S ", " M "};
     static const unsigned kinds[] = {TREC_I, TREC_L, TREC_S, TREC_M};
     while (t->len < bytes) {
-        uint64_t x = rng();
+        uint64_t x = rng_next(&rng_s);
         if (x % 64 == 0) {
             text_add(t, "==%u== ", (unsigned)(x >> 8) % 100000);
             text_fill(t, '-', (x >> 24) % 3000);
@@ -694,11 +686,11 @@ static void gen_lackey(struct text *t, struct result *want, size_t bytes)
             continue;
         }
         int digits = 1 + (int)((x >> 8) % 16);
-        uint64_t a = rng();
+        uint64_t a = rng_next(&rng_s);
         if (digits < 16)
             a &= (1ull << (4 * digits)) - 1;
         int sdig = 1 + (int)((x >> 16) % 7);
-        uint32_t size = (uint32_t)(rng() % 10000000);
+        uint32_t size = (uint32_t)(rng_next(&rng_s) % 10000000);
         static const uint32_t pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
         size %= pow10[sdig];
         unsigned k = (unsigned)(x >> 32) % 4;
@@ -1064,14 +1056,14 @@ static void test_din_batches(void **state)
     static const char kc[] = {'r', 'w', 'i'};
     static const unsigned kinds[] = {TREC_L, TREC_S, TREC_I};
     while (t.len < 2 * LINE_BUF + 777) {
-        uint64_t x = rng();
+        uint64_t x = rng_next(&rng_s);
         if (x % 50 == 0) {
             text_add(&t, "%*s\n", (int)(x >> 8) % 2000, "");
             continue;
         }
         unsigned k = (unsigned)(x >> 4) % 3;
         int digits = 1 + (int)((x >> 8) % 16);
-        uint64_t a = rng();
+        uint64_t a = rng_next(&rng_s);
         if (digits < 16)
             a &= (1ull << (4 * digits)) - 1;
         uint32_t size = 1 + (uint32_t)((x >> 20) % 0xffff);
@@ -1317,14 +1309,14 @@ static void test_champsim_batches(void **state)
     struct cs_rec *r = calloc(n, sizeof *r);
     assert_non_null(r);
     for (size_t i = 0; i < n; i++) {
-        uint64_t x = rng();
-        r[i].ip = rng() | 1;
+        uint64_t x = rng_next(&rng_s);
+        r[i].ip = rng_next(&rng_s) | 1;
         r[i].is_branch = x & 1;
         r[i].taken = r[i].is_branch & (x >> 1);
         for (int j = 0; j < 4; j++)
-            r[i].src[j] = (x >> (8 + j)) & 1 ? rng() : 0;
+            r[i].src[j] = (x >> (8 + j)) & 1 ? rng_next(&rng_s) : 0;
         for (int j = 0; j < 2; j++)
-            r[i].dst[j] = (x >> (12 + j)) & 1 ? rng() : 0;
+            r[i].dst[j] = (x >> (12 + j)) & 1 ? rng_next(&rng_s) : 0;
     }
     uint8_t *b = cs_encode(r, n);
     struct result want = {.r = malloc(7 * n * sizeof *want.r)};
@@ -1433,6 +1425,7 @@ static void test_champsim_stdin(void **state)
 
 int main(void)
 {
+    rng_seed(&rng_s, 1, 0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_open_errors),

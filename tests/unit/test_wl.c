@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "sim/wl.h"
+#include "util/rng.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -914,10 +915,11 @@ static void test_batches(void **state)
         struct trace_rec *buf = malloc((whole.n + 100) * sizeof *buf);
         assert_non_null(buf);
         size_t got = 0;
-        uint64_t x = 1;
+        struct rng r;
+        rng_seed(&r, 1, 0);
         struct err e = {0};
         while (got < whole.n) {
-            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t x = rng_next(&r);
             size_t n = TRACE_MIN_BATCH + (x >> 60) + ((x >> 40) % 3 ? 0 : (x >> 50) % 64);
             long k = wl_fill(w, buf + got, n, &e);
             assert_true(k >= (long)n - 1 && k <= (long)n);
