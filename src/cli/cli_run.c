@@ -63,8 +63,6 @@ static void progress(void *ctx, double done)
     fflush(stderr);
 }
 
-static const char *const lvl_key[PLAT_NLEVEL] = {"L1I", "L1D", "L2", "L3"};
-
 static void json_row(struct json *j, const struct scen *s, const struct run_row *r)
 {
     json_obj_begin(j, NULL);
@@ -75,12 +73,12 @@ static void json_row(struct json *j, const struct scen *s, const struct run_row 
     json_obj_begin(j, "references");
     for (int l = 0; l < PLAT_NLEVEL; l++)
         if (s->plat.cache[l].present)
-            json_u64(j, lvl_key[l], r->ref[l]);
+            json_u64(j, plat_level_name[l], r->ref[l]);
     json_obj_end(j);
     json_obj_begin(j, "misses");
     for (int l = 0; l < PLAT_NLEVEL; l++)
         if (s->plat.cache[l].present)
-            json_u64(j, lvl_key[l], r->miss[l]);
+            json_u64(j, plat_level_name[l], r->miss[l]);
     json_obj_end(j);
     json_u64(j, "llc_occupancy_bytes", r->llc_bytes);
     json_u64(j, "tag_occupancy_bytes", r->tag_bytes);

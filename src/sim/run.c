@@ -102,8 +102,8 @@ int run_apply(struct run *r, const struct scen_phase *ph, struct err *e)
 }
 
 /* Fills row with the counts between two snapshots. */
-static void row_delta(const struct run *r, struct run_row *row, const struct mach_tstat *a,
-                      const struct mach_tstat *b, double t0, double t1)
+static void row_delta(struct run_row *row, const struct mach_tstat *a, const struct mach_tstat *b,
+                      double t0, double t1)
 {
     row->t0 = t0;
     row->t1 = t1;
@@ -119,7 +119,6 @@ static void row_delta(const struct run *r, struct run_row *row, const struct mac
     double dt = t1 > t0 ? t1 - t0 : 1;
     row->rd_bw = (double)row->rd_bytes / dt;
     row->wr_bw = (double)row->wr_bytes / dt;
-    (void)r;
 }
 
 static void phase_end(struct run *r, double t)
@@ -127,7 +126,7 @@ static void phase_end(struct run *r, double t)
     struct scen *s = r->s;
     for (unsigned i = 0; i < s->ntask; i++) {
         struct run_row *row = &r->phase_row[(size_t)r->cur_phase * s->ntask + i];
-        row_delta(r, row, &r->mark[i], &r->m.ts[i], r->mark_t, t);
+        row_delta(row, &r->mark[i], &r->m.ts[i], r->mark_t, t);
         row->phase = r->cur_phase;
         row->task = i;
         row->llc_bytes = r->occ_n ? (uint64_t)(r->occ_sum[i] / r->occ_n) : 0;
@@ -183,7 +182,7 @@ int run_all(struct run *r, run_row_fn row_fn, run_progress_fn progress, void *ct
         if (t >= t_interval || t >= end) {
             for (unsigned i = 0; i < s->ntask; i++) {
                 struct run_row row = {.phase = r->cur_phase, .task = i};
-                row_delta(r, &row, &r->last[i], &r->m.ts[i], t_interval - s->interval, t);
+                row_delta(&row, &r->last[i], &r->m.ts[i], t_interval - s->interval, t);
                 row.llc_bytes = mach_task_lines(&r->m, r->m.llc, i) * r->m.line;
                 const struct mach_cpu *p = &r->m.cpu[r->task[i].cpu];
                 unsigned inst = r->m.llc == PLAT_L3 ? p->l3->inst : p->l2->inst;

@@ -9,7 +9,6 @@
 #include <string.h>
 
 static const char *const type_names[] = {"data", "code", "both"};
-static const char *const level_names[] = {"L1I", "L1D", "L2", "L3"};
 
 /* A path as written in the file, relative to the file's directory. */
 static void rel_path(char *out, size_t cap, const char *base, const char *p)
@@ -193,13 +192,13 @@ static int load_alloc(struct scen *s, struct conf *c, struct conf_node *n, struc
     uint64_t cls = 0, cbm = 0, inst = UINT64_MAX;
     int rc = conf_expect(c, n, CONF_MAP, e);
     if (!rc)
-        rc = conf_enum(c, n, "cache", CONF_REQ, level_names, PLAT_NLEVEL, &lvl, e);
+        rc = conf_enum(c, n, "cache", CONF_REQ, plat_level_name, PLAT_NLEVEL, &lvl, e);
     if (rc)
         return rc;
     const struct plat_cache *pc = &p->cache[lvl];
     if (!pc->present || !pc->alloc.classes)
         return conf_error(c, conf_get(n, "cache"), e, "%s of %s has no allocation control",
-                          level_names[lvl], p->name);
+                          plat_level_name[lvl], p->name);
     rc = conf_u64(c, n, "class", CONF_REQ, 0, pc->alloc.classes - 1, &cls, e);
     if (!rc)
         rc = conf_u64(c, n, "mask", CONF_REQ, 0, bits_mask(pc->alloc.cbm_len), &cbm, e);
@@ -211,7 +210,7 @@ static int load_alloc(struct scen *s, struct conf *c, struct conf_node *n, struc
         return rc;
     if (type != 2 && !pc->alloc.cdp)
         return conf_error(c, conf_get(n, "type"), e, "%s of %s cannot tell code from data (no CDP)",
-                          level_names[lvl], p->name);
+                          plat_level_name[lvl], p->name);
     *o = (struct scen_set){.kind = SCEN_MASK,
                            .level = (enum plat_level)lvl,
                            .inst = inst == UINT64_MAX ? -1 : (int)inst,
