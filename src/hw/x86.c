@@ -109,6 +109,42 @@ static enum hw_fault assoc_read(struct x86 *x, const struct x86_reg *r, unsigned
     return HW_OK;
 }
 
+/* Whether rmid is in PQR_ASSOC of a CPU of L3 domain d. */
+static int rmid_in_use(const struct x86 *x, unsigned d, unsigned rmid)
+{
+    for (unsigned c = 0; c < x->m->ncpu; c++)
+        if (x->m->cpu[c].domain == d && HW_FGET(x->assoc[c], PQR_ASSOC, RMID) == rmid)
+            return 1;
+    return 0;
+}
+
+/* AMD bandwidth tracking (56375, "Platform QOS Monitoring of L3 External
+ * Bandwidth"): a domain may count the bandwidth of fewer RMIDs than exist
+ * (mon.tracked), but of at least one per processor and always of every RMID
+ * in use there; an RMID written to PQR_ASSOC is tracked from then on, and
+ * its QM_CTR is cleared when tracking begins. When the tracker is full, the
+ * least recently associated RMID no CPU of the domain uses is dropped
+ * (project choice: the spec does not say which) and reads U until it is
+ * associated again. Called with the writing CPU's new RMID already in
+ * x->assoc, so its old one may go; as mon.tracked >= CPUs per domain
+ * (plat.c), an RMID not in use is always there to drop. */
+static void amd_track(struct x86 *x, unsigned d, unsigned rmid)
+{
+    uint64_t *t = &x->tracked[(size_t)d * x->nrmid];
+    if (!t[rmid]) {
+        unsigned n = 0, drop = x->nrmid;
+        for (unsigned r = 0; r < x->nrmid; r++)
+            n += t[r] != 0;
+        for (unsigned r = 0; n >= x->p->mon.tracked && r < x->nrmid; r++)
+            if (t[r] && (drop == x->nrmid || t[r] < t[drop]) && !rmid_in_use(x, d, r))
+                drop = r;
+        if (drop < x->nrmid)
+            t[drop] = 0;
+        mach_bytes_clear(x->m, d, rmid);
+    }
+    t[rmid] = ++x->seq;
+}
+
 static enum hw_fault assoc_write(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
                                  uint64_t v)
 {
@@ -133,13 +169,8 @@ static enum hw_fault assoc_write(struct x86 *x, const struct x86_reg *r, unsigne
         return HW_GP;
     x->assoc[cpu] = v;
     mach_set_assoc(x->m, cpu, p->task, (unsigned)cos, (unsigned)rmid);
-    /* AMD: when the domain starts tracking an RMID its bandwidth counts
-     * start from zero (56375, L3 external bandwidth monitoring). */
-    uint8_t *tr = x->amd && x->nrmid ? &x->tracked[(size_t)p->domain * x->nrmid + rmid] : NULL;
-    if (tr && !*tr) {
-        mach_bytes_clear(x->m, p->domain, (unsigned)rmid);
-        *tr = 1;
-    }
+    if (x->tracked)
+        amd_track(x, p->domain, (unsigned)rmid);
     return HW_OK;
 }
 
@@ -530,12 +561,14 @@ void x86_reset(struct x86 *x)
             bw_class_reset(p->bw.kind, &s);
             mach_set_bw(x->m, d, c, &s);
         }
+    /* PQR_ASSOC.RMID resets to 0 on every CPU: each domain tracks RMID 0. */
     if (x->tracked)
-        memset(x->tracked, 0, (size_t)p->ndomains * x->nrmid);
+        memset(x->tracked, 0, (size_t)p->ndomains * x->nrmid * sizeof *x->tracked);
+    x->seq = 1;
     for (unsigned c = 0; c < x->m->ncpu; c++) {
         mach_set_assoc(x->m, c, x->m->cpu[c].task, 0, 0);
         if (x->tracked)
-            x->tracked[(size_t)x->m->cpu[c].domain * x->nrmid] = 1;
+            x->tracked[(size_t)x->m->cpu[c].domain * x->nrmid] = x->seq;
     }
 }
 
@@ -567,7 +600,7 @@ int x86_init(struct x86 *x, struct mach *m, struct err *e)
     if (!bad && x->bw_cos)
         bad = !(x->bw = calloc((size_t)p->ndomains * x->bw_cos, sizeof *x->bw));
     if (!bad && x->amd && x->nrmid)
-        bad = !(x->tracked = calloc((size_t)p->ndomains * x->nrmid, 1));
+        bad = !(x->tracked = calloc((size_t)p->ndomains * x->nrmid, sizeof *x->tracked));
     if (!bad)
         bad = !(x->l3_of = calloc(m->ncpu, sizeof *x->l3_of)) ||
               !(x->l2_of = calloc(m->ncpu, sizeof *x->l2_of));

@@ -53,7 +53,9 @@ struct x86 {
     uint64_t *cfg[PLAT_NLEVEL];  /* L2/L3 QOS_CFG per cache instance */
     uint64_t *mask[PLAT_NLEVEL]; /* [instances * ncos] */
     uint64_t *bw;                /* [ndomains * bw_cos] MBA delay or AMD BW_CONTROL */
-    uint8_t *tracked;            /* AMD: [ndomains * nrmid] RMIDs the domain's counters track */
+    uint64_t *tracked;           /* AMD: [ndomains * nrmid] seq of the RMID's last association
+                                    in the domain; 0: its bandwidth is not tracked there */
+    uint64_t seq;                /* AMD: PQR_ASSOC writes so far, to order them */
     unsigned *l3_of, *l2_of;     /* [ncpu] topology, for x86_regif */
 };
 

@@ -235,7 +235,7 @@ static int load_mon(struct plat *p, struct conf *c, struct conf_node *qos, struc
     struct conf_node *n = conf_get(qos, "monitoring");
     if (!n)
         return 0;
-    uint64_t tags = 0, width = o->width, scale = o->scale;
+    uint64_t tags = 0, width = o->width, scale = o->scale, tracked = 0;
     int rc = conf_expect(c, n, CONF_MAP, e);
     if (!rc)
         rc = conf_u64(c, n, "ids", CONF_REQ, 1, PLAT_MAX_TAGS, &tags, e);
@@ -251,10 +251,33 @@ static int load_mon(struct plat *p, struct conf *c, struct conf_node *qos, struc
         rc = conf_u64(c, n, "scale", CONF_OPT, 1, 1u << 30, &scale, e);
     if (!rc)
         rc = conf_f64(c, n, "sample", CONF_OPT, 1e-6, 1, &o->sample, e);
+    if (!rc) {
+        tracked = tags;
+        rc = conf_u64(c, n, "tracked", CONF_OPT, 1, PLAT_MAX_TAGS, &tracked, e);
+    }
     o->tags = (unsigned)tags;
     o->width = (unsigned)width;
     o->scale = scale;
-    return rc;
+    o->tracked = (unsigned)tracked;
+    struct conf_node *t = rc ? NULL : conf_get(n, "tracked");
+    if (!t)
+        return rc;
+    /* A limit on the bandwidth tracker (56375, "Platform QOS Monitoring of L3
+     * External Bandwidth"): it tracks at least one RMID per processor of the
+     * QoS domain, and never more than there are. */
+    unsigned per = p->ncpus / p->ndomains;
+    if (!o->total && !o->local)
+        return conf_error(c, t, e,
+                          "only bandwidth counters are tracked, and neither total "
+                          "nor local is counted");
+    if (o->tracked > o->tags)
+        return conf_error(c, t, e, "%u exceeds the %u ids", o->tracked, o->tags);
+    if (o->tracked < per)
+        return conf_error(c, t, e,
+                          "%u is fewer than the %u logical CPUs of an L3 domain (hardware "
+                          "tracks at least one id per processor)",
+                          o->tracked, per);
+    return 0;
 }
 
 static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct err *e)
@@ -452,6 +475,11 @@ static int check_vendor(struct plat *p, struct conf *c, struct err *e)
     if (p->lwp.present && p->vendor != PLAT_AMD)
         return conf_error(c, at(c, "qos.lwp"), e, "LWP is AMD's; this is an %s profile",
                           plat_vendor_name[p->vendor]);
+    if (p->mon.tracked < p->mon.tags && p->vendor != PLAT_AMD)
+        return conf_error(c, at(c, "qos.monitoring.tracked"), e,
+                          "%u is fewer than the %u ids, but only AMD tracks fewer bandwidth "
+                          "ids than it has (56375); %s hardware counts every one",
+                          p->mon.tracked, p->mon.tags, plat_vendor_name[p->vendor]);
     if (!x86)
         return 0;
     for (int l = PLAT_L2; l < PLAT_NLEVEL; l++)

@@ -74,6 +74,9 @@ struct plat_mon {
     unsigned width; /* byte counter bits; counters wrap at 2^width */
     uint64_t scale; /* bytes per counter unit (CPUID.F.1 EBX upscaling factor) */
     double sample;  /* share of sets the occupancy estimator samples (0, 1] */
+    /* Bandwidth tags each L3 domain's counters track at once (AMD 56375 may
+     * track fewer than exist); tags: all of them. */
+    unsigned tracked;
 };
 
 /* Memory bandwidth control. */

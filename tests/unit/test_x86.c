@@ -19,6 +19,7 @@
 
 #include "hw/x86.h"
 #include "sim/mach.h"
+#include "util/rng.h"
 
 #define NTASK 4
 
@@ -879,6 +880,246 @@ static void test_amd_tracking_clears_counter(void **state)
     assert_int_equal(counter(0, 2, 9), 50); /* x86.c read 150 */
 }
 
+/* ---- AMD's bandwidth tracker: fewer tracked RMIDs than exist (56375) ---- */
+
+/* 1 socket, 2 L3 domains of 2 cores x SMT 2: CPUs 0-3 are domain 0, CPUs 4-7
+ * domain 1; one node, so every read is local; the tiny L3 (256 lines) as in
+ * boot_tiny; 16 RMIDs. tracked: 0 leaves the key out (the default, ids). The
+ * key is on line 17. */
+static void tracker_text(char *text, size_t cap, const char *vendor, const char *bw,
+                         unsigned tracked)
+{
+    char key[64] = "";
+    if (tracked)
+        snprintf(key, sizeof key, "    tracked: %u\n", tracked);
+    snprintf(text, cap,
+             "name: tracker\n"
+             "vendor: %s\n"
+             "topology: {sockets: 1, domains: 2, modules: 2, threads: 2}\n"
+             "core: {frequency: 1GHz, cpi: 1, mlp: 1}\n"
+             "caches:\n"
+             "  L1I: {size: 1K, ways: 2, latency: 2}\n"
+             "  L1D: {size: 1K, ways: 2, latency: 2}\n"
+             "  L2: {size: 4K, ways: 4, latency: 10}\n"
+             "  L3: {size: 16K, ways: 8, latency: 30, monitored: true}\n"
+             "memory: {channels: 2, peak: 64GB/s, latency: 100ns}\n"
+             "qos:\n"
+             "  monitoring:\n"
+             "    ids: 16\n"
+             "    occupancy: true\n"
+             "    total: %s\n"
+             "    local: %s\n"
+             "%s",
+             vendor, bw, bw, key);
+}
+
+static void boot_tracker(const char *vendor, unsigned tracked)
+{
+    char text[2048];
+    tracker_text(text, sizeof text, vendor, "true", tracked);
+    boot_text(text);
+}
+
+/* Exactly the RMIDs 0..n-1 in mask are tracked in cpu's domain: they read a
+ * count on both bandwidth events, every other reads U alone (56375). */
+static void tracks_at(unsigned cpu, unsigned n, uint64_t mask, int line)
+{
+    for (unsigned r = 0; r < n; r++)
+        for (unsigned evt = X86_EVT_TOTAL; evt <= X86_EVT_LOCAL; evt++) {
+            uint64_t v = counter(cpu, evt, r);
+            int want_u = !(mask >> r & 1);
+            if (want_u ? v != U_BIT : (v & (U_BIT | E_BIT)) != 0)
+                fail_msg("line %d: cpu %u event %u RMID %u reads 0x%llx, want %s", line, cpu, evt,
+                         r, (unsigned long long)v, want_u ? "U alone" : "a count");
+        }
+}
+
+#define TRACKS(cpu, mask) tracks_at((cpu), 16, (mask), __LINE__)
+
+/* tracked: 4 on domains of 4 CPUs. The tracker fills, then each new RMID
+ * drops the least recently associated one no CPU of the domain uses: not
+ * the lowest RMID, not the first tracked, never one in PQR_ASSOC. A dropped
+ * RMID reads U on both bandwidth events and its occupancy as before;
+ * associated again, it counts from zero. */
+static void test_amd_tracker_drops_oldest_unused(void **state)
+{
+    (void)state;
+    boot_tracker("amd", 4);
+    assert_int_equal(M.p.mon.tracked, 4);
+    TRACKS(0, 1u << 0); /* RMID 0, in every PQR_ASSOC from reset */
+    TRACKS(4, 1u << 0);
+    run_on(0, 0);
+    WR_OK(0, PQR, pqr(0, 1));
+    loads(0, 0, 0, 0, 100);
+    assert_int_equal(counter(0, X86_EVT_TOTAL, 1), 100);
+    assert_int_equal(counter(0, X86_EVT_LOCAL, 1), 100);
+    assert_int_equal(counter(0, X86_EVT_OCCUPANCY, 1), 100);
+    WR_OK(1, PQR, pqr(0, 2));
+    WR_OK(2, PQR, pqr(0, 3));
+    TRACKS(0, 0x0f); /* full: 0 (CPU 3), 1 (CPU 0), 2 (CPU 1), 3 (CPU 2) */
+    /* CPU 0 moves to RMID 4: RMID 0 is the oldest but CPU 3 uses it; RMID 1,
+     * which CPU 0 just left, is the oldest no CPU uses. */
+    WR_OK(0, PQR, pqr(0, 4));
+    TRACKS(0, 1u << 0 | 1u << 2 | 1u << 3 | 1u << 4);
+    assert_int_equal(counter(0, X86_EVT_TOTAL, 1), U_BIT);
+    assert_int_equal(counter(3, X86_EVT_LOCAL, 1), U_BIT);
+    assert_int_equal(counter(0, X86_EVT_OCCUPANCY, 1), 100); /* per line tag: unaffected */
+    assert_int_equal(counter(2, X86_EVT_OCCUPANCY, 1), 100);
+    TRACKS(4, 1u << 0); /* domain 1 has its own tracker */
+    /* Recency is the last association, not the first: RMID 2 (tracked before
+     * 4) is associated again on CPU 3 after 4 was, then every CPU but CPU 2
+     * moves to RMID 0; 2 and 4 are unused, and 4 is the older. */
+    WR_OK(3, PQR, pqr(0, 2));
+    WR_OK(0, PQR, pqr(0, 0));
+    WR_OK(1, PQR, pqr(0, 0));
+    WR_OK(3, PQR, pqr(0, 0));
+    TRACKS(0, 1u << 0 | 1u << 2 | 1u << 3 | 1u << 4); /* tracked RMIDs stay tracked */
+    WR_OK(0, PQR, pqr(0, 5));
+    TRACKS(0, 1u << 0 | 1u << 2 | 1u << 3 | 1u << 5);
+    WR_OK(1, PQR, pqr(0, 6)); /* now 2 is the only one unused */
+    TRACKS(0, 1u << 0 | 1u << 3 | 1u << 5 | 1u << 6);
+    /* RMID 1 again, on CPU 2 (which leaves 3, now unused and the oldest): its
+     * count restarts from zero, not from 100. */
+    WR_OK(2, PQR, pqr(0, 1));
+    TRACKS(0, 1u << 0 | 1u << 1 | 1u << 5 | 1u << 6);
+    assert_int_equal(counter(0, X86_EVT_TOTAL, 1), 0);
+    assert_int_equal(counter(0, X86_EVT_LOCAL, 1), 0);
+    run_on(2, 1);
+    loads(2, 0, 1, 0, 40);
+    assert_int_equal(counter(3, X86_EVT_TOTAL, 1), 40);
+    assert_int_equal(counter(3, X86_EVT_LOCAL, 1), 40);
+    assert_int_equal(counter(3, X86_EVT_OCCUPANCY, 1), 140);
+    TRACKS(4, 1u << 0);
+}
+
+/* An RMID in use is never U: 3000 random PQR_ASSOC writes on both domains
+ * of the tracked: 4 machine, checked after each against a list model of the
+ * tracker (least recently associated first). */
+static void test_amd_tracker_in_use_never_u(void **state)
+{
+    (void)state;
+    boot_tracker("amd", 4);
+    unsigned order[2][4] = {{0}, {0}}, n[2] = {1, 1}, rmid[8] = {0};
+    struct rng g;
+    rng_seed(&g, 56375, 0);
+    for (int step = 0; step < 3000; step++) {
+        unsigned cpu = (unsigned)(rng_next(&g) % 8), r = (unsigned)(rng_next(&g) % 16), d = cpu / 4,
+                 *o = order[d], i = 0;
+        WR_OK(cpu, PQR, pqr(0, r));
+        rmid[cpu] = r;
+        while (i < n[d] && o[i] != r)
+            i++;
+        if (i == n[d] && n[d] == 4) /* full: the first one no CPU of d uses */
+            for (i = 0; i < 4; i++) {
+                unsigned c = 4 * d;
+                while (c < 4 * d + 4 && rmid[c] != o[i])
+                    c++;
+                if (c == 4 * d + 4)
+                    break;
+            }
+        if (i == 4)
+            fail_msg("step %d: no RMID to drop", step);
+        if (i < n[d]) { /* r is renewed, or o[i] dropped: close the gap */
+            memmove(&o[i], &o[i + 1], (n[d] - i - 1) * sizeof *o);
+            n[d]--;
+        }
+        o[n[d]++] = r;
+        uint64_t want = 0;
+        for (i = 0; i < n[d]; i++)
+            want |= 1ull << o[i];
+        for (unsigned c = 4 * d; c < 4 * d + 4; c++)
+            if (counter(c, X86_EVT_TOTAL, rmid[c]) & U_BIT)
+                fail_msg("step %d: CPU %u's RMID %u reads U", step, c, rmid[c]);
+        tracks_at(cpu, 16, want, __LINE__);
+        if (step > 100 && n[d] != 4) /* full by then, and it stays full */
+            fail_msg("step %d: %u RMIDs tracked", step, n[d]);
+    }
+}
+
+/* Without the key AMD tracks every RMID (tracked = ids), and Intel always
+ * does: after all 16 RMIDs went through domain 0, none reads U there and the
+ * first one's count is intact. */
+static void test_tracker_default_keeps_all(void **state)
+{
+    (void)state;
+    for (int amd = 0; amd < 2; amd++) {
+        boot_tracker(amd ? "amd" : "intel", 0);
+        assert_int_equal(M.p.mon.tracked, 16);
+        run_on(0, 0);
+        WR_OK(0, PQR, pqr(0, 1));
+        loads(0, 0, 0, 0, 100);
+        for (unsigned r = 2; r < 16; r++)
+            WR_OK(r % 4, PQR, pqr(0, r));
+        WR_OK(0, PQR, pqr(0, 0));
+        WR_OK(1, PQR, pqr(0, 0));
+        TRACKS(0, 0xffff);
+        assert_int_equal(counter(0, X86_EVT_TOTAL, 1), 100);
+        assert_int_equal(counter(0, X86_EVT_LOCAL, 1), 100);
+        TRACKS(4, amd ? 1u << 0 : 0xffff); /* Intel never reads U */
+    }
+}
+
+/* amd-epyc tracks 32 RMIDs per CCX of 16 CPUs: CPU 0 going through RMIDs
+ * 1..31 fills it (with RMID 0, in the other 15 CPUs' PQR_ASSOC); RMID 32
+ * drops RMID 1. */
+static void test_tracker_epyc(void **state)
+{
+    (void)state;
+    assert_int_equal(M.p.mon.tracked, 32);
+    for (unsigned r = 1; r < 32; r++)
+        WR_OK(0, PQR, pqr(0, r));
+    tracks_at(0, 64, 0xffffffffull, __LINE__);
+    WR_OK(0, PQR, pqr(0, 32));
+    tracks_at(15, 64, 0x1fffffffdull, __LINE__);
+    tracks_at(16, 64, 1, __LINE__);
+}
+
+/* The key's checks, each with the file, line and path of the key. */
+static void test_tracked_profile_checks(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *vendor, *bw;
+        unsigned tracked;
+        const char *msg; /* NULL: valid */
+    } cases[] = {
+        {"amd", "true", 4, NULL},
+        {"amd", "true", 16, NULL},
+        {"intel", "true", 16, NULL},
+        {"amd", "true", 3,
+         "test.yaml:17: qos.monitoring.tracked: 3 is fewer than the 4 logical CPUs of an L3 "
+         "domain (hardware tracks at least one id per processor)"},
+        {"amd", "true", 17, "test.yaml:17: qos.monitoring.tracked: 17 exceeds the 16 ids"},
+        {"amd", "false", 8,
+         "test.yaml:17: qos.monitoring.tracked: only bandwidth counters are tracked, and "
+         "neither total nor local is counted"},
+        {"amd", "false", 16,
+         "test.yaml:17: qos.monitoring.tracked: only bandwidth counters are tracked, and "
+         "neither total nor local is counted"},
+        {"intel", "true", 8,
+         "test.yaml:17: qos.monitoring.tracked: 8 is fewer than the 16 ids, but only AMD "
+         "tracks fewer bandwidth ids than it has (56375); intel hardware counts every one"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[2048];
+        tracker_text(text, sizeof text, cases[i].vendor, cases[i].bw, cases[i].tracked);
+        struct conf c;
+        struct err e = {0};
+        struct plat p;
+        assert_int_equal(conf_load_mem(&c, "test.yaml", text, strlen(text), &e), 0);
+        int rc = plat_from_conf(&p, &c, &e);
+        conf_free(&c);
+        if (!cases[i].msg) {
+            if (rc)
+                fail_msg("case %zu: %s", i, e.msg);
+            assert_int_equal(p.mon.tracked, cases[i].tracked);
+            continue;
+        }
+        assert_int_equal(rc, -QOSIM_EPARSE);
+        assert_string_equal(e.msg, cases[i].msg);
+    }
+}
+
 /* ======================= QOS_CFG ======================= */
 
 static void cfg_reserved(unsigned cpu, uint32_t msr)
@@ -1457,6 +1698,11 @@ int main(void)
         EPYC(test_amd_u_bit),
         EPYC(test_amd_counts_per_domain),
         EPYC(test_amd_tracking_clears_counter),
+        NONE(test_amd_tracker_drops_oldest_unused),
+        NONE(test_amd_tracker_in_use_never_u),
+        NONE(test_tracker_default_keeps_all),
+        EPYC(test_tracker_epyc),
+        NONE(test_tracked_profile_checks),
         XEON(test_cfg_reserved_bits),
         XEON(test_cfg_scope_xeon),
         ATOM(test_cfg_scope_atom),
