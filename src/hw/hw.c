@@ -9,6 +9,12 @@ const char *hw_fault_name(enum hw_fault f)
         return "#GP";
     case HW_UD:
         return "#UD";
+    case HW_ACCESS_FAULT:
+        return "access-fault";
+    case HW_ILLEGAL:
+        return "illegal-instruction";
+    case HW_VIRTUAL:
+        return "virtual-instruction";
     }
     return "?";
 }

@@ -5,8 +5,11 @@
 
 enum hw_fault {
     HW_OK = 0,
-    HW_GP, /* x86 general-protection fault, #GP(0) */
-    HW_UD, /* x86 invalid opcode, #UD */
+    HW_GP,           /* x86 general-protection fault, #GP(0) */
+    HW_UD,           /* x86 invalid opcode, #UD */
+    HW_ACCESS_FAULT, /* RISC-V load/store access fault: an MMIO access refused */
+    HW_ILLEGAL,      /* RISC-V illegal-instruction exception: a CSR out of reach */
+    HW_VIRTUAL,      /* RISC-V virtual-instruction exception: sqoscfg with V=1 */
 };
 
 /* "#GP" etc., for consoles and messages. */

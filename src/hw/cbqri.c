@@ -1,0 +1,875 @@
+#include "cbqri.h"
+
+#include "util/bits.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const cbqri_mode_name[CBQRI_NMODE] = {"M", "S", "U", "VS", "VU", "secure-M"};
+
+/* ---- what the controller implements ---- */
+
+/* Bits that hold values 0..n-1 (sqoscfg implements no more, spec 5.1). */
+static unsigned bits_for(unsigned n)
+{
+    return n <= 1 ? 0 : 64 - (unsigned)__builtin_clzll((uint64_t)n - 1);
+}
+
+/* Set sampling on: the capacity count is an estimate (spec 3.3). */
+static const struct mach_cache *sampled_cache(const struct cbqri *q, const struct cbqri_ctl *c)
+{
+    const struct mach_cache *x = &q->m->cache[c->level][c->inst];
+    return x->samp_period > 1 ? x : NULL;
+}
+
+/* ---- counting sources: what the machine saw, per window ---- */
+
+/* Occupancy in lines of an MCID at this cache instance. The secure window
+ * counts confidential requests only, and the machine makes none (no C bit,
+ * spec 5.2.2): it sees zero. */
+static uint64_t occ_now(const struct cbqri *q, const struct cbqri_ctl *c, const struct cbqri_win *w,
+                        unsigned mcid)
+{
+    if (w->secure)
+        return 0;
+    return sampled_cache(q, c) ? mach_occupancy_est(q->m, c->level, c->inst, mcid)
+                               : mach_occupancy(q->m, c->level, c->inst, mcid);
+}
+
+/* Unwraps the machine's byte counters of every (domain, MCID) into
+ * monotonic totals. They wrap at the profile's width, so each is observed
+ * before it can wrap twice: at every access and tick. */
+static void meters_observe(struct cbqri *q)
+{
+    if (!q->meter)
+        return;
+    uint64_t mask = bits_mask(q->p->mon.width);
+    for (unsigned d = 0; d < q->p->ndomains; d++)
+        for (unsigned t = 0; t < q->p->mon.tags; t++) {
+            struct cbqri_meter *mt = &q->meter[(size_t)d * q->p->mon.tags + t];
+            for (int k = 0; k < MACH_NCTR; k++) {
+                uint64_t cur = mach_bytes(q->m, d, t, (enum mach_ctr)k);
+                mt->sum[k] += (cur - mt->last[k]) & mask;
+                mt->last[k] = cur;
+            }
+        }
+}
+
+/* Bytes of an MCID through the memory controller of node n: reads (write 0)
+ * or writebacks (write 1). The machine counts per requesting L3 domain,
+ * with local reads apart; so reads served by node n are its domains' local
+ * reads plus, with two nodes, the other node's remote ones. With more nodes
+ * remote reads, and writebacks always, count at the requester's node. */
+static uint64_t bytes_now(const struct cbqri *q, unsigned n, unsigned mcid, int write)
+{
+    uint64_t b = 0;
+    unsigned nn = q->p->nnodes;
+    for (unsigned d = 0; d < q->p->ndomains; d++) {
+        const struct cbqri_meter *mt = &q->meter[(size_t)d * q->p->mon.tags + mcid];
+        uint64_t rem = mt->sum[MACH_CTR_TOTAL] - mt->sum[MACH_CTR_LOCAL];
+        if (write)
+            b += q->dom_node[d] == n ? mt->sum[MACH_CTR_WB] : 0;
+        else if (q->dom_node[d] == n)
+            b += nn <= 2 ? mt->sum[MACH_CTR_LOCAL] : mt->sum[MACH_CTR_TOTAL];
+        else if (nn == 2)
+            b += rem;
+    }
+    return b * q->p->mon.scale; /* CBQRI counts bytes; the machine counts scale-byte units */
+}
+
+static uint64_t evt_bytes(const struct cbqri *q, const struct cbqri_ctl *c,
+                          const struct cbqri_win *w, unsigned mcid, unsigned evt)
+{
+    if (w->secure) /* no confidential traffic exists to count (spec 5.2.2) */
+        return 0;
+    uint64_t rd = evt != CBQRI_EVT_WR_BYTES ? bytes_now(q, c->inst, mcid, 0) : 0;
+    uint64_t wr = evt != CBQRI_EVT_RD_BYTES ? bytes_now(q, c->inst, mcid, 1) : 0;
+    return rd + wr;
+}
+
+/* ---- monitoring counters (spec 3.2-3.3, 4.2-4.3) ---- */
+
+/* A capacity counter: reset to 0 by CONFIG_EVENT, up and down with the
+ * MCID's lines, saturating at 0 -- occupancy minus its lowest value since. */
+static uint64_t cc_value(struct cbqri *q, const struct cbqri_ctl *c, const struct cbqri_win *w,
+                         struct cbqri_ctr *k, unsigned mcid)
+{
+    uint64_t occ = occ_now(q, c, w, mcid);
+    if (occ < k->low)
+        k->low = occ;
+    /* Underflowed: lines from before the reset left. Exact again once the
+     * MCID held nothing at all. */
+    int invalid = k->low > 0 && k->low < k->base;
+    const struct mach_cache *x = sampled_cache(q, c);
+    if (x && (occ * x->nsampled + x->c.sets / 2) / x->c.sets < CBQRI_MIN_SAMPLES)
+        invalid = 1; /* too few sampled lines behind the estimate */
+    if (k->atv)
+        invalid = 1; /* the machine has no per-AT occupancy */
+    uint64_t v = HW_FSET(0, CC_CTR, CTR, occ - k->low);
+    return HW_FSET(v, CC_CTR, INVALID, invalid);
+}
+
+static uint64_t bc_value(struct cbqri *q, const struct cbqri_ctl *c, const struct cbqri_win *w,
+                         struct cbqri_ctr *k, unsigned mcid)
+{
+    uint64_t n = evt_bytes(q, c, w, mcid, k->evt) - k->base;
+    uint64_t v = HW_FSET(0, BC_CTR, CTR, n & bits_mask(q->ctr_width));
+    v = HW_FSET(v, BC_CTR, OVF, (n >> q->ctr_width) != 0);
+    return HW_FSET(v, BC_CTR, INVALID, k->atv); /* the machine has no per-AT byte counts */
+}
+
+/* The counter as *_mon_ctr_val would show it now. */
+static uint64_t ctr_value(struct cbqri *q, const struct cbqri_ctl *c, const struct cbqri_win *w,
+                          unsigned mcid)
+{
+    struct cbqri_ctr *k = &w->ctr[mcid];
+    if (!k->evt) /* event None: "retains its current value" */
+        return k->frozen;
+    return c->kind == CBQRI_CAPACITY ? cc_value(q, c, w, k, mcid) : bc_value(q, c, w, k, mcid);
+}
+
+/* Capacity counters see their MCID's occupancy at every observation, so an
+ * underflow between two reads is not missed. */
+static void counters_observe(struct cbqri *q)
+{
+    for (unsigned i = 0; i < q->nctl; i++) {
+        struct cbqri_ctl *c = &q->ctl[i];
+        if (c->kind != CBQRI_CAPACITY || !c->mon)
+            continue;
+        struct cbqri_win *w = &c->win[0];
+        for (unsigned t = 0; t < c->pc->mcids; t++)
+            if (w->ctr[t].evt) {
+                uint64_t occ = occ_now(q, c, w, t);
+                if (occ < w->ctr[t].low)
+                    w->ctr[t].low = occ;
+            }
+    }
+}
+
+static int evt_ok(const struct cbqri_ctl *c, unsigned evt)
+{
+    return c->kind == CBQRI_CAPACITY ? evt <= CBQRI_EVT_OCCUPANCY : evt <= CBQRI_EVT_WR_BYTES;
+}
+
+static void config_event(struct cbqri *q, const struct cbqri_ctl *c, struct cbqri_win *w,
+                         unsigned mcid, unsigned evt, unsigned atv, unsigned at)
+{
+    struct cbqri_ctr *k = &w->ctr[mcid];
+    if (!evt) { /* stop, keeping the value (and OVF/INVALID) */
+        k->frozen = ctr_value(q, c, w, mcid);
+        k->evt = 0;
+        return;
+    }
+    *k = (struct cbqri_ctr){.evt = (uint8_t)evt, .atv = (uint8_t)atv, .at = (uint8_t)at};
+    if (c->kind == CBQRI_CAPACITY)
+        k->base = k->low = occ_now(q, c, w, mcid);
+    else
+        k->base = evt_bytes(q, c, w, mcid, evt); /* counter and OVF start from 0 */
+}
+
+/* A *_mon_ctl operation completes (spec Tables 3, 5, 9, 11). */
+static unsigned mon_op(struct cbqri *q, const struct cbqri_ctl *c, struct cbqri_win *w)
+{
+    uint64_t v = w->mon_ctl;
+    unsigned op = (unsigned)HW_FGET(v, MON_CTL, OP), mcid = (unsigned)HW_FGET(v, MON_CTL, MCID);
+    unsigned evt = (unsigned)HW_FGET(v, MON_CTL, EVT_ID), at = (unsigned)HW_FGET(v, MON_CTL, AT);
+    unsigned atv = (unsigned)HW_FGET(v, MON_CTL, ATV);
+    if (op != CBQRI_CONFIG_EVENT && op != CBQRI_READ_COUNTER)
+        return CBQRI_ST_BAD_OP;
+    if (mcid >= c->pc->mcids)
+        return CBQRI_ST_BAD_ID;
+    if (op == CBQRI_READ_COUNTER) { /* EVT_ID, AT and ATV are not used */
+        w->ctr_val = ctr_value(q, c, w, mcid);
+        return CBQRI_ST_SUCCESS;
+    }
+    if (!evt_ok(c, evt))
+        return CBQRI_ST_MON_BAD_EVT;
+    if (atv && at >= c->nat) /* with ATV 0 the AT is ignored */
+        return CBQRI_ST_MON_BAD_AT;
+    config_event(q, c, w, mcid, evt, atv, at);
+    return CBQRI_ST_SUCCESS;
+}
+
+/* ---- allocation (spec 3.4-3.5, 4.4-4.5) and its mechanisms ---- */
+
+static uint64_t *limit_of(const struct cbqri_ctl *c, struct cbqri_win *w, unsigned rcid,
+                          unsigned at)
+{
+    return &w->limit[(size_t)rcid * c->nat + at];
+}
+
+/* An RCID's block masks become its class's way masks at this cache. With
+ * one AT its mask serves code as well (spec 2.2: unsupported AT as AT 0). */
+static void cap_apply(struct cbqri *q, struct cbqri_ctl *c, unsigned rcid)
+{
+    struct cbqri_win *w = &c->win[0]; /* the secure tables reach nothing: no C bit */
+    uint64_t d = *limit_of(c, w, rcid, CBQRI_AT_DATA);
+    uint64_t k = c->nat > 1 ? *limit_of(c, w, rcid, CBQRI_AT_CODE) : d;
+    mach_set_mask(q->m, c->level, c->inst, rcid, MACH_DATA, mach_cbm_ways(q->m, c->level, d));
+    mach_set_mask(q->m, c->level, c->inst, rcid, MACH_CODE, mach_cbm_ways(q->m, c->level, k));
+}
+
+/* The allocation an (RCID, AT) uses: its own, or through useShared its
+ * sharedAT's (spec 4.5). */
+static uint64_t bw_effective(const struct cbqri_ctl *c, struct cbqri_win *w, unsigned rcid,
+                             unsigned at)
+{
+    uint64_t v = *limit_of(c, w, rcid, at);
+    if (HW_FGET(v, BW_ALLOC, useShared))
+        v = *limit_of(c, w, rcid, (unsigned)HW_FGET(v, BW_ALLOC, sharedAT));
+    return v;
+}
+
+/* The limiter has one setting per class, not per (class, AT): the class
+ * reserves what its ATs reserve uniquely, together, and weighs as AT 0 does
+ * (spec 4.5: Mweight should be the same for every AT, and the controller
+ * may use any AT's). */
+static void bw_apply(struct cbqri *q, struct cbqri_ctl *c, unsigned rcid)
+{
+    struct cbqri_win *w = &c->win[0];
+    struct bw_class_set s;
+    bw_class_reset(BW_SHARE, &s);
+    s.rbwb = 0;
+    for (unsigned at = 0; at < c->nat; at++) {
+        uint64_t v = *limit_of(c, w, rcid, at);
+        if (!HW_FGET(v, BW_ALLOC, useShared))
+            s.rbwb += (unsigned)HW_FGET(v, BW_ALLOC, Rbwb);
+    }
+    s.weight = (unsigned)HW_FGET(bw_effective(c, w, rcid, CBQRI_AT_DATA), BW_ALLOC, Mweight);
+    mach_set_bw(q->m, c->inst, rcid, &s);
+}
+
+static void apply(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w, unsigned rcid)
+{
+    if (w->secure)
+        return;
+    if (c->kind == CBQRI_CAPACITY)
+        cap_apply(q, c, rcid);
+    else
+        bw_apply(q, c, rcid);
+}
+
+static unsigned cap_limit(struct cbqri_ctl *c, struct cbqri_win *w, unsigned rcid, unsigned at)
+{
+    if (!w->operand) /* "at least one capacity block must be allocated" (3.5) */
+        return CBQRI_ST_ALLOC_BAD_LIMIT;
+    *limit_of(c, w, rcid, at) = w->operand;
+    return CBQRI_ST_SUCCESS;
+}
+
+/* Reserved blocks of every (RCID, AT) with an allocation of its own, but
+ * one. */
+static unsigned bw_reserved_but(const struct cbqri_ctl *c, struct cbqri_win *w, unsigned rcid,
+                                unsigned at)
+{
+    unsigned sum = 0;
+    for (unsigned r = 0; r < c->pc->rcids; r++)
+        for (unsigned a = 0; a < c->nat; a++) {
+            uint64_t v = *limit_of(c, w, r, a);
+            if ((r != rcid || a != at) && !HW_FGET(v, BW_ALLOC, useShared))
+                sum += (unsigned)HW_FGET(v, BW_ALLOC, Rbwb);
+        }
+    return sum;
+}
+
+/* useShared (spec 4.5): the shared AT must exist and hold an allocation of
+ * its own, and none of this RCID's ATs may be sharing the one that gives
+ * its own up (sharing a shared allocation is UNSPECIFIED; refused here as
+ * an invalid AT, so chains and cycles never form). */
+static int share_ok(const struct cbqri_ctl *c, struct cbqri_win *w, unsigned rcid, unsigned at,
+                    unsigned shared)
+{
+    if (shared >= c->nat || shared == at ||
+        HW_FGET(*limit_of(c, w, rcid, shared), BW_ALLOC, useShared))
+        return 0;
+    for (unsigned a = 0; a < c->nat; a++) {
+        uint64_t v = *limit_of(c, w, rcid, a);
+        if (a != at && HW_FGET(v, BW_ALLOC, useShared) && HW_FGET(v, BW_ALLOC, sharedAT) == at)
+            return 0;
+    }
+    return 1;
+}
+
+static unsigned bw_limit(struct cbqri_ctl *c, struct cbqri_win *w, unsigned rcid, unsigned at)
+{
+    uint64_t v = w->operand;
+    if (HW_FGET(v, BW_ALLOC, useShared)) { /* Rbwb and Mweight are ignored */
+        if (!share_ok(c, w, rcid, at, (unsigned)HW_FGET(v, BW_ALLOC, sharedAT)))
+            return CBQRI_ST_ALLOC_BAD_AT;
+    } else {
+        unsigned rbwb = (unsigned)HW_FGET(v, BW_ALLOC, Rbwb), max = c->pc->mrbwb;
+        if (rbwb < 1 || rbwb > max || bw_reserved_but(c, w, rcid, at) + rbwb > max)
+            return CBQRI_ST_ALLOC_BAD_LIMIT;
+    }
+    *limit_of(c, w, rcid, at) = v;
+    return CBQRI_ST_SUCCESS;
+}
+
+/* A *_alloc_ctl operation completes (spec Tables 6, 7, 12, 13). */
+static unsigned alloc_op(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w)
+{
+    uint64_t v = w->alloc_ctl;
+    unsigned op = (unsigned)HW_FGET(v, ALLOC_CTL, OP), rcid = (unsigned)HW_FGET(v, ALLOC_CTL, RCID);
+    unsigned at = (unsigned)HW_FGET(v, ALLOC_CTL, AT);
+    int flush = c->kind == CBQRI_CAPACITY && c->pc->frcid;
+    if (op != CBQRI_CONFIG_LIMIT && op != CBQRI_READ_LIMIT && !(op == CBQRI_FLUSH_RCID && flush))
+        return CBQRI_ST_BAD_OP;
+    if (rcid >= c->pc->rcids)
+        return CBQRI_ST_BAD_ID;
+    if (at >= c->nat)
+        return CBQRI_ST_ALLOC_BAD_AT;
+    if (op == CBQRI_READ_LIMIT) {
+        w->operand = *limit_of(c, w, rcid, at);
+        return CBQRI_ST_SUCCESS;
+    }
+    if (op == CBQRI_FLUSH_RCID) /* the machine cannot evict by class yet */
+        return CBQRI_ST_SUCCESS;
+    unsigned st = c->kind == CBQRI_CAPACITY ? cap_limit(c, w, rcid, at) : bw_limit(c, w, rcid, at);
+    if (st == CBQRI_ST_SUCCESS)
+        apply(q, c, w, rcid);
+    return st;
+}
+
+/* ---- time: operations complete busy_cycles after their write ---- */
+
+/* STATUS and BUSY sit at the same bits of *_mon_ctl and *_alloc_ctl. */
+static void finish(uint64_t *ctl, unsigned status)
+{
+    *ctl = HW_FSET(*ctl, MON_CTL, STATUS, status); /* same bits in alloc_ctl */
+    *ctl = HW_FSET(*ctl, MON_CTL, BUSY, 0);
+}
+
+static void complete_due(struct cbqri *q)
+{
+    for (unsigned i = 0; i < q->nctl; i++)
+        for (int s = 0; s < 2; s++) {
+            struct cbqri_ctl *c = &q->ctl[i];
+            struct cbqri_win *w = &c->win[s];
+            if (HW_FGET(w->mon_ctl, MON_CTL, BUSY) && w->mon_due <= q->now)
+                finish(&w->mon_ctl, mon_op(q, c, w));
+            if (HW_FGET(w->alloc_ctl, ALLOC_CTL, BUSY) && w->alloc_due <= q->now)
+                finish(&w->alloc_ctl, alloc_op(q, c, w));
+        }
+}
+
+/* Brings the model to time now: what the machine counted is observed, then
+ * the operations due complete. */
+static void sync(struct cbqri *q, uint64_t now)
+{
+    if (now > q->now)
+        q->now = now;
+    meters_observe(q);
+    counters_observe(q);
+    complete_due(q);
+}
+
+void cbqri_tick(struct cbqri *q, uint64_t now)
+{
+    sync(q, now);
+}
+
+/* A control register write starts an operation: BUSY, STATUS 0 until done. */
+static void start(struct cbqri *q, uint64_t *ctl, uint64_t *due, uint64_t v)
+{
+    *ctl = HW_FSET(HW_FSET(v, MON_CTL, STATUS, 0), MON_CTL, BUSY, 1);
+    *due = q->now + q->busy_cycles * MACH_TICK;
+    complete_due(q);
+}
+
+/* ---- registers as data ---- */
+
+struct cbqri_reg {
+    const char *name;
+    uint32_t off;
+    uint64_t rw;    /* bits software writes (WARL); the rest read-only or WPRI, reading 0 */
+    uint64_t rw_at; /* writable only where the controller supports per-AT limits */
+    uint64_t reset;
+    const char *cite;
+    uint64_t (*read)(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w);
+    void (*write)(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w, uint64_t v);
+};
+
+static const struct cbqri_reg *reg_at(const struct cbqri_ctl *c, uint32_t off);
+
+/* The register's writable bits on this controller. */
+static uint64_t writable(const struct cbqri_ctl *c, const struct cbqri_reg *r)
+{
+    uint64_t m = r->rw | (c->nat > 1 ? r->rw_at : 0);
+    if (r->off == CBQRI_BLOCK_MASK && c->kind == CBQRI_CAPACITY)
+        m &= bits_mask(c->pc->blocks); /* bits NCBLKS..BMW-1 read-only zero (3.5) */
+    return m;
+}
+
+static uint64_t cc_cap_read(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w)
+{
+    (void)q, (void)w;
+    uint64_t v = HW_FSET(0, CC_CAP, VER, CBQRI_VER);
+    v = HW_FSET(v, CC_CAP, NCBLKS, c->pc->blocks);
+    return HW_FSET(v, CC_CAP, FRCID, c->pc->frcid != 0);
+}
+
+static uint64_t bc_cap_read(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w)
+{
+    (void)q, (void)w;
+    uint64_t v = HW_FSET(0, BC_CAP, VER, CBQRI_VER);
+    v = HW_FSET(v, BC_CAP, NBWBLKS, c->pc->blocks);
+    return HW_FSET(v, BC_CAP, MRBWB, c->pc->mrbwb);
+}
+
+/* Without monitoring, *_mon_ctl and *_mon_ctr_val are read-only zero (3.2). */
+static uint64_t mon_read(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w)
+{
+    (void)q;
+    return c->mon ? w->mon_ctl : 0;
+}
+
+static uint64_t ctr_read(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w)
+{
+    (void)q;
+    return c->mon ? w->ctr_val : 0;
+}
+
+static uint64_t alloc_read(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w)
+{
+    (void)q, (void)c;
+    return w->alloc_ctl;
+}
+
+static uint64_t operand_read(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w)
+{
+    (void)q, (void)c;
+    return w->operand;
+}
+
+static void ro_write(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w, uint64_t v)
+{
+    (void)q, (void)c, (void)w, (void)v;
+}
+
+/* Writes while BUSY are ignored (3.2, 3.4, 4.2: the spec allows it). */
+static void mon_write(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w, uint64_t v)
+{
+    if (!c->mon || HW_FGET(w->mon_ctl, MON_CTL, BUSY))
+        return;
+    start(q, &w->mon_ctl, &w->mon_due, v & writable(c, reg_at(c, CBQRI_MON_CTL)));
+}
+
+static void alloc_write(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w, uint64_t v)
+{
+    if (HW_FGET(w->alloc_ctl, ALLOC_CTL, BUSY))
+        return;
+    start(q, &w->alloc_ctl, &w->alloc_due, v & writable(c, reg_at(c, CBQRI_ALLOC_CTL)));
+}
+
+static void operand_write(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w, uint64_t v)
+{
+    (void)q;
+    if (HW_FGET(w->alloc_ctl, ALLOC_CTL, BUSY))
+        return;
+    w->operand = v & writable(c, reg_at(c, CBQRI_BLOCK_MASK));
+}
+
+#define MON_RW   (HW_FMASK(MON_CTL, OP) | HW_FMASK(MON_CTL, MCID) | HW_FMASK(MON_CTL, EVT_ID))
+#define MON_AT   (HW_FMASK(MON_CTL, AT) | HW_FMASK(MON_CTL, ATV))
+#define ALLOC_RW (HW_FMASK(ALLOC_CTL, OP) | HW_FMASK(ALLOC_CTL, RCID))
+#define BW_RW    (HW_FMASK(BW_ALLOC, Rbwb) | HW_FMASK(BW_ALLOC, Mweight))
+#define BW_AT    (HW_FMASK(BW_ALLOC, sharedAT) | HW_FMASK(BW_ALLOC, useShared))
+
+/* Reset values: BUSY and STATUS 0 (spec 3, 4); every other field is
+ * UNSPECIFIED there and 0 here. Capabilities are computed. */
+static const struct cbqri_reg cc_regs[CBQRI_NREG] = {
+    {"cc_capabilities", CBQRI_CAPABILITIES, 0, 0, 0, "3.1, Figure 2", cc_cap_read, ro_write},
+    {"cc_mon_ctl", CBQRI_MON_CTL, MON_RW, MON_AT, 0, "3.2, Figure 3, Tables 3-5", mon_read,
+     mon_write},
+    {"cc_mon_ctr_val", CBQRI_MON_CTR_VAL, 0, 0, 0, "3.3, Figure 4", ctr_read, ro_write},
+    {"cc_alloc_ctl", CBQRI_ALLOC_CTL, ALLOC_RW, HW_FMASK(ALLOC_CTL, AT), 0,
+     "3.4, Figure 5, Tables 6-7", alloc_read, alloc_write},
+    {"cc_block_mask", CBQRI_BLOCK_MASK, ~0ull, 0, 0, "3.5", operand_read, operand_write},
+};
+
+static const struct cbqri_reg bc_regs[CBQRI_NREG] = {
+    {"bc_capabilities", CBQRI_CAPABILITIES, 0, 0, 0, "4.1, Figure 6", bc_cap_read, ro_write},
+    {"bc_mon_ctl", CBQRI_MON_CTL, MON_RW, MON_AT, 0, "4.2, Figure 7, Tables 9-11", mon_read,
+     mon_write},
+    {"bc_mon_ctr_val", CBQRI_MON_CTR_VAL, 0, 0, 0, "4.3, Figure 8", ctr_read, ro_write},
+    {"bc_alloc_ctl", CBQRI_ALLOC_CTL, ALLOC_RW, HW_FMASK(ALLOC_CTL, AT), 0,
+     "4.4, Figure 9, Tables 12-13", alloc_read, alloc_write},
+    {"bc_bw_alloc", CBQRI_BW_ALLOC, BW_RW, BW_AT, 0, "4.5, Figure 10", operand_read, operand_write},
+};
+
+static const struct cbqri_reg *reg_at(const struct cbqri_ctl *c, uint32_t off)
+{
+    const struct cbqri_reg *t = c->kind == CBQRI_CAPACITY ? cc_regs : bc_regs;
+    for (int i = 0; i < CBQRI_NREG; i++)
+        if (t[i].off == off)
+            return &t[i];
+    return NULL;
+}
+
+/* ---- decoding an access ---- */
+
+struct access {
+    struct cbqri_ctl *c;
+    struct cbqri_win *w;
+    const struct cbqri_reg *r;
+    unsigned slot; /* register index in the window, for split writes */
+};
+
+static struct cbqri_ctl *find_window(const struct cbqri *q, uint64_t addr, int *secure)
+{
+    for (unsigned i = 0; i < q->nctl; i++) {
+        uint64_t b = q->ctl[i].base;
+        *secure = addr - b >= CBQRI_WINDOW;
+        if (addr - b < CBQRI_WINDOW || addr - (b + CBQRI_SECURE_OFFSET) < CBQRI_WINDOW)
+            return &q->ctl[i];
+    }
+    return NULL;
+}
+
+/* The privilege that may reach each window (project choice, cbqri.h). */
+static int may_reach(enum cbqri_mode md, int secure)
+{
+    if (secure)
+        return md == CBQRI_SECURE_M;
+    return md == CBQRI_M || md == CBQRI_S || md == CBQRI_SECURE_M;
+}
+
+/* Everything that makes an access fault, checked before anything changes. */
+static enum hw_fault decode(struct cbqri *q, unsigned hart, enum cbqri_mode md, uint64_t addr,
+                            unsigned size, struct access *a)
+{
+    int secure = 0;
+    if (hart >= q->m->ncpu || (unsigned)md >= CBQRI_NMODE || (size != 4 && size != 8) ||
+        addr % size)
+        goto fault;
+    a->c = find_window(q, addr, &secure);
+    if (!a->c || !may_reach(md, secure))
+        goto fault;
+    uint32_t off = (uint32_t)(addr % CBQRI_WINDOW);
+    a->r = reg_at(a->c, off & ~7u);
+    if (!a->r)
+        goto fault;
+    a->w = &a->c->win[secure];
+    a->slot = off / 8;
+    return HW_OK;
+fault:
+    q->faults++;
+    q->fault_addr = addr;
+    return HW_ACCESS_FAULT;
+}
+
+/* The time of an access: the model's clock, or the hart's if later. */
+static void begin(struct cbqri *q, unsigned hart)
+{
+    sync(q, q->m->cpu[hart].now);
+}
+
+static void end(struct cbqri *q)
+{
+    q->now += q->access_cycles * MACH_TICK;
+}
+
+enum hw_fault cbqri_mmio_read(struct cbqri *q, unsigned hart, enum cbqri_mode md, uint64_t addr,
+                              unsigned size, uint64_t *val)
+{
+    struct access a;
+    *val = 0;
+    enum hw_fault f = decode(q, hart, md, addr, size, &a);
+    if (f)
+        return f;
+    begin(q, hart);
+    uint64_t v = a.r->read(q, a.c, a.w);
+    *val = size == 8 ? v : (addr & 4) ? v >> 32 : v & 0xffffffffu;
+    end(q);
+    return HW_OK;
+}
+
+/* Split writes: the halves meet in the register's slot and take effect
+ * together, in either order (spec ch. 1; the rules are in cbqri.h). */
+enum hw_fault cbqri_mmio_write(struct cbqri *q, unsigned hart, enum cbqri_mode md, uint64_t addr,
+                               unsigned size, uint64_t val)
+{
+    struct access a;
+    enum hw_fault f = decode(q, hart, md, addr, size, &a);
+    if (f)
+        return f;
+    begin(q, hart);
+    struct cbqri_win *w = a.w;
+    if (size == 4) {
+        unsigned sh = addr & 4 ? 32 : 0;
+        w->half[a.slot] = (w->half[a.slot] & ~(0xffffffffull << sh)) | (val & 0xffffffffu) << sh;
+        w->have[a.slot] |= sh ? 2 : 1;
+        if (w->have[a.slot] == 3) {
+            w->have[a.slot] = 0;
+            a.r->write(q, a.c, w, w->half[a.slot]);
+        }
+    } else {
+        w->have[a.slot] = 0;
+        a.r->write(q, a.c, w, val);
+    }
+    end(q);
+    return HW_OK;
+}
+
+const char *cbqri_reg_name(const struct cbqri *q, uint64_t addr, const struct cbqri_ctl **ctl,
+                           int *secure)
+{
+    int s = 0;
+    const struct cbqri_ctl *c = find_window(q, addr, &s);
+    const struct cbqri_reg *r = c ? reg_at(c, (uint32_t)(addr % CBQRI_WINDOW) & ~7u) : NULL;
+    if (ctl)
+        *ctl = r ? c : NULL;
+    if (secure)
+        *secure = s;
+    return r ? r->name : NULL;
+}
+
+/* ---- sqoscfg (spec 2.1.1; REFERENCE.md 2) ---- */
+
+/* An S-mode CSR: M and S reach it, U may not (illegal instruction), and
+ * with V=1 it raises a virtual-instruction exception (2.1.1, 6.1). */
+static enum hw_fault csr_check(const struct cbqri *q, unsigned hart, enum cbqri_mode md)
+{
+    if (hart >= q->m->ncpu || (unsigned)md >= CBQRI_NMODE || md == CBQRI_U)
+        return HW_ILLEGAL;
+    return md == CBQRI_VS || md == CBQRI_VU ? HW_VIRTUAL : HW_OK;
+}
+
+enum hw_fault cbqri_csr_read(struct cbqri *q, unsigned hart, enum cbqri_mode md, uint32_t *val)
+{
+    enum hw_fault f = csr_check(q, hart, md);
+    *val = f ? 0 : q->sqoscfg[hart];
+    return f;
+}
+
+/* RCID and MCID are WARL over the bits that name the platform's IDs; the
+ * WPRI fields and the bits above read zero. */
+static void csr_load(struct cbqri *q, unsigned hart, uint32_t v)
+{
+    uint64_t rcid = HW_FGET(v, SQOSCFG, RCID) & bits_mask(q->rcid_bits);
+    uint64_t mcid = HW_FGET(v, SQOSCFG, MCID) & bits_mask(q->mcid_bits);
+    q->sqoscfg[hart] = (uint32_t)HW_FSET(HW_FSET(0, SQOSCFG, RCID, rcid), SQOSCFG, MCID, mcid);
+    mach_set_assoc(q->m, hart, q->m->cpu[hart].task, (unsigned)rcid, (unsigned)mcid);
+}
+
+enum hw_fault cbqri_csr_write(struct cbqri *q, unsigned hart, enum cbqri_mode md, uint32_t val)
+{
+    enum hw_fault f = csr_check(q, hart, md);
+    if (!f)
+        csr_load(q, hart, val);
+    return f;
+}
+
+/* ---- the register interface for drivers ---- */
+
+static enum hw_fault if_mmio_read(void *ctx, unsigned hart, enum cbqri_mode md, uint64_t addr,
+                                  unsigned size, uint64_t *val)
+{
+    return cbqri_mmio_read(ctx, hart, md, addr, size, val);
+}
+
+static enum hw_fault if_mmio_write(void *ctx, unsigned hart, enum cbqri_mode md, uint64_t addr,
+                                   unsigned size, uint64_t val)
+{
+    return cbqri_mmio_write(ctx, hart, md, addr, size, val);
+}
+
+static enum hw_fault if_csr_read(void *ctx, unsigned hart, enum cbqri_mode md, uint32_t *val)
+{
+    return cbqri_csr_read(ctx, hart, md, val);
+}
+
+static enum hw_fault if_csr_write(void *ctx, unsigned hart, enum cbqri_mode md, uint32_t val)
+{
+    return cbqri_csr_write(ctx, hart, md, val);
+}
+
+void cbqri_regif(struct cbqri *q, struct cbqri_regif *out)
+{
+    *out = (struct cbqri_regif){.ctx = q,
+                                .mmio_read = if_mmio_read,
+                                .mmio_write = if_mmio_write,
+                                .csr_read = if_csr_read,
+                                .csr_write = if_csr_write};
+}
+
+/* ---- life cycle ---- */
+
+/* Reset of the allocation tables (spec 3, 4): every RCID may use all the
+ * capacity for every AT (RCID 0 must; the others are UNSPECIFIED, and the
+ * machine's own reset is the same); RCID 0's AT 0 reserves all it may
+ * (MRBWB), other RCIDs nothing; AT 1 shares AT 0's. Weights 1, the
+ * limiter's reset weight. */
+static void reset_limits(struct cbqri_ctl *c, struct cbqri_win *w)
+{
+    for (unsigned r = 0; r < c->pc->rcids; r++)
+        for (unsigned at = 0; at < c->nat; at++) {
+            uint64_t v;
+            if (c->kind == CBQRI_CAPACITY)
+                v = bits_mask(c->pc->blocks);
+            else if (at == CBQRI_AT_DATA)
+                v = HW_FSET(HW_FSET(0, BW_ALLOC, Rbwb, r ? 0 : c->pc->mrbwb), BW_ALLOC, Mweight, 1);
+            else
+                v = HW_FSET(HW_FSET(0, BW_ALLOC, useShared, 1), BW_ALLOC, sharedAT, CBQRI_AT_DATA);
+            *limit_of(c, w, r, at) = v;
+        }
+}
+
+static void reset_window(struct cbqri_ctl *c, struct cbqri_win *w)
+{
+    w->mon_ctl = reg_at(c, CBQRI_MON_CTL)->reset;
+    w->ctr_val = reg_at(c, CBQRI_MON_CTR_VAL)->reset;
+    w->alloc_ctl = reg_at(c, CBQRI_ALLOC_CTL)->reset;
+    w->operand = reg_at(c, CBQRI_BLOCK_MASK)->reset; /* or bc_bw_alloc, same offset */
+    w->mon_due = w->alloc_due = 0;
+    memset(w->half, 0, sizeof w->half);
+    memset(w->have, 0, sizeof w->have);
+    memset(w->ctr, 0, c->pc->mcids * sizeof *w->ctr);
+    reset_limits(c, w);
+}
+
+void cbqri_reset(struct cbqri *q)
+{
+    for (unsigned i = 0; i < q->nctl; i++) {
+        struct cbqri_ctl *c = &q->ctl[i];
+        for (int s = 0; s < 2; s++)
+            reset_window(c, &c->win[s]);
+        for (unsigned r = 0; r < c->pc->rcids; r++)
+            apply(q, c, &c->win[0], r);
+    }
+    for (unsigned h = 0; h < q->m->ncpu; h++)
+        csr_load(q, h, 0); /* RCID 0 at reset (2.1.1); MCID 0, a legal value */
+    meters_observe(q);
+}
+
+static int add_ctl(struct cbqri *q, const struct plat_cbqri_ctl *pc, enum cbqri_kind kind,
+                   unsigned inst)
+{
+    struct cbqri_ctl *c = &q->ctl[q->nctl++];
+    const struct plat *p = q->p;
+    c->kind = kind;
+    c->pc = pc;
+    c->level = kind == CBQRI_CAPACITY ? pc->level : PLAT_NLEVEL;
+    c->inst = inst;
+    c->base = pc->base + inst * CBQRI_WINDOW;
+    c->nat = kind == CBQRI_BANDWIDTH || p->cache[c->level].alloc.cdp ? 2 : 1;
+    c->mon =
+        p->mon.tags &&
+        (kind == CBQRI_CAPACITY ? p->mon.occupancy && p->cache[c->level].monitored : p->mon.total);
+    for (int s = 0; s < 2; s++) {
+        c->win[s].secure = s;
+        c->win[s].limit = calloc((size_t)pc->rcids * c->nat, sizeof *c->win[s].limit);
+        c->win[s].ctr = calloc(pc->mcids, sizeof *c->win[s].ctr);
+        if (!c->win[s].limit || !c->win[s].ctr)
+            return -1;
+    }
+    return 0;
+}
+
+/* No secure window may land on a normal one (they alias at a constant
+ * offset) or pass the top of the address space. */
+static int windows_bad(const struct cbqri *q)
+{
+    for (unsigned i = 0; i < q->nctl; i++)
+        for (unsigned j = 0; j < q->nctl; j++) {
+            if (q->ctl[i].base > UINT64_MAX - CBQRI_SECURE_OFFSET - CBQRI_WINDOW)
+                return 1;
+            uint64_t s = q->ctl[i].base + CBQRI_SECURE_OFFSET, n = q->ctl[j].base;
+            if (s < n + CBQRI_WINDOW && n < s + CBQRI_WINDOW)
+                return 1;
+        }
+    return 0;
+}
+
+static int build(struct cbqri *q, struct err *e)
+{
+    const struct plat *p = q->p;
+    unsigned n = 0, maxr = 0;
+    for (unsigned k = 0; k < p->n_cbqri_cap; k++)
+        n += q->m->ncache[p->cbqri_cap[k].level];
+    for (unsigned k = 0; k < p->n_cbqri_bw; k++)
+        n += p->nnodes;
+    if (!(q->ctl = calloc(n ? n : 1, sizeof *q->ctl)))
+        return err_set(e, -QOSIM_ENOMEM, "cannot allocate the CBQRI controllers");
+    for (unsigned k = 0; k < p->n_cbqri_cap; k++) {
+        const struct plat_cbqri_ctl *pc = &p->cbqri_cap[k];
+        if (pc->blocks > 64) /* the machine's way masks are 64 bits */
+            return err_set(e, -QOSIM_EUNSUP, "NCBLKS %u: qosim models at most 64", pc->blocks);
+        for (unsigned i = 0; i < q->m->ncache[pc->level]; i++)
+            if (add_ctl(q, pc, CBQRI_CAPACITY, i))
+                return err_set(e, -QOSIM_ENOMEM, "cannot allocate the CBQRI tables");
+        maxr = pc->rcids > maxr ? pc->rcids : maxr;
+    }
+    for (unsigned k = 0; k < p->n_cbqri_bw; k++) {
+        for (unsigned i = 0; i < p->nnodes; i++)
+            if (add_ctl(q, &p->cbqri_bw[k], CBQRI_BANDWIDTH, i))
+                return err_set(e, -QOSIM_ENOMEM, "cannot allocate the CBQRI tables");
+        maxr = p->cbqri_bw[k].rcids > maxr ? p->cbqri_bw[k].rcids : maxr;
+    }
+    if (windows_bad(q))
+        return err_set(e, -QOSIM_EINVAL,
+                       "a CBQRI secure window (normal + 0x%llx) lands on a normal window or "
+                       "past the top of the address space",
+                       (unsigned long long)CBQRI_SECURE_OFFSET);
+    q->rcid_bits = bits_for(maxr);
+    q->mcid_bits = bits_for(p->mon.tags);
+    return 0;
+}
+
+static int alloc_meters(struct cbqri *q, struct err *e)
+{
+    const struct plat *p = q->p;
+    q->sqoscfg = calloc(q->m->ncpu, sizeof *q->sqoscfg);
+    q->dom_node = calloc(p->ndomains, sizeof *q->dom_node);
+    if (!q->sqoscfg || !q->dom_node)
+        return err_set(e, -QOSIM_ENOMEM, "cannot allocate the CBQRI state");
+    for (unsigned c = 0; c < q->m->ncpu; c++)
+        q->dom_node[q->m->cpu[c].domain] = q->m->cpu[c].node;
+    int bw_mon = 0;
+    for (unsigned i = 0; i < q->nctl; i++)
+        bw_mon |= q->ctl[i].kind == CBQRI_BANDWIDTH && q->ctl[i].mon;
+    if (bw_mon && !(q->meter = calloc((size_t)p->ndomains * p->mon.tags, sizeof *q->meter)))
+        return err_set(e, -QOSIM_ENOMEM, "cannot allocate the CBQRI byte meters");
+    for (unsigned d = 0; bw_mon && d < p->ndomains; d++) /* counting starts now */
+        for (unsigned t = 0; t < p->mon.tags; t++)
+            for (int k = 0; k < MACH_NCTR; k++)
+                q->meter[(size_t)d * p->mon.tags + t].last[k] =
+                    mach_bytes(q->m, d, t, (enum mach_ctr)k);
+    return 0;
+}
+
+int cbqri_init(struct cbqri *q, struct mach *m, struct err *e)
+{
+    memset(q, 0, sizeof *q);
+    q->m = m;
+    q->p = &m->p;
+    if (q->p->vendor != PLAT_RISCV)
+        return err_set(e, -QOSIM_EUNSUP, "%s is not a RISC-V platform: it has no CBQRI",
+                       q->p->name);
+    q->busy_cycles = CBQRI_BUSY_CYCLES;
+    q->access_cycles = CBQRI_ACCESS_CYCLES;
+    q->ctr_width = q->p->mon.width < 62 ? q->p->mon.width : 62; /* CTR[61:0] */
+    int rc = build(q, e);
+    if (!rc)
+        rc = alloc_meters(q, e);
+    if (rc) {
+        cbqri_free(q);
+        return rc;
+    }
+    cbqri_reset(q);
+    return 0;
+}
+
+void cbqri_free(struct cbqri *q)
+{
+    for (unsigned i = 0; q->ctl && i < q->nctl; i++)
+        for (int s = 0; s < 2; s++) {
+            free(q->ctl[i].win[s].limit);
+            free(q->ctl[i].win[s].ctr);
+        }
+    free(q->ctl);
+    free(q->sqoscfg);
+    free(q->meter);
+    free(q->dom_node);
+    memset(q, 0, sizeof *q);
+}

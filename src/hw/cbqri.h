@@ -1,0 +1,268 @@
+/* RISC-V CBQRI to the register (specs/riscv-cbqri-v0.1-draft.txt, register
+ * figures in REFERENCE.md section 2): the capacity controllers of the
+ * profile's caches, the bandwidth controller of each node's memory, and the
+ * sqoscfg CSR of every hart, over the simulated machine.
+ *
+ * Address map. A controller of the profile's qos.cbqri list has one
+ * instance per cache instance of its level (per NUMA node for memory);
+ * instance i's 4 KiB register window is at base + i * 4096 (spec ch. 1).
+ * Its secure window (spec 5.2.1: "a second register programming interface
+ * ... with the same register layout") is at the same address plus
+ * CBQRI_SECURE_OFFSET: project choice, as the draft leaves its place to the
+ * platform; a constant alias keeps the secure windows as disjoint as the
+ * normal ones, and cbqri_init checks that no secure window lands on a
+ * normal one.
+ *
+ * Accesses (spec ch. 1). Naturally aligned 4- and 8-byte accesses,
+ * little-endian. Anything else -- another size, an unaligned address, an
+ * offset inside a window that holds no register, a hart that does not
+ * exist, a privilege that may not reach the window -- is an access fault
+ * (HW_ACCESS_FAULT, counted in `faults`, address kept in `fault_addr`) and
+ * changes nothing: the spec calls such accesses UNSPECIFIED, and a fault is
+ * what a PMP or a bus error gives on real systems.
+ *
+ * Privilege (project choice, the draft leaves it to PMP and page tables):
+ * the normal windows answer M, S (HS) and secure M-mode; U, VS and VU get
+ * an access fault (a guest reaches the controllers only through a
+ * hypervisor that emulates them, spec 6.1). The secure windows answer
+ * secure M-mode (the TSM, spec 5.2.1, 6.3) only.
+ *
+ * Split 8-byte writes (spec ch. 1: "any effects of the access must only
+ * occur after both accesses have been observed"). A 4-byte write to either
+ * half of a register is held in that register's staging slot; when the
+ * other half arrives, in either order, the two make one 8-byte write and
+ * take effect then. A half written again before its partner replaces the
+ * held one; an 8-byte write to the register discards a held half; a lone
+ * half never takes effect, and reads return the register's committed value,
+ * never a held half. Every register behaves alike, read-only ones included
+ * (their writes, whole or split, are ignored).
+ *
+ * Time and BUSY (spec 3.2, 3.4, 4.2, 4.4). The model keeps its own clock in
+ * machine ticks: an access by a hart happens at the later of the model's
+ * clock and that hart's clock, cbqri_tick moves it on, and every MMIO access
+ * then costs access_cycles (an uncached device access; it lets a driver that
+ * polls BUSY see it clear without the machine running). A write to a
+ * *_mon_ctl or *_alloc_ctl sets BUSY and clears STATUS; the operation is
+ * performed, STATUS set and BUSY cleared busy_cycles later (at once when
+ * busy_cycles is 0). While BUSY is set, writes to that control register and
+ * to its operand register (cc_block_mask, bc_bw_alloc) are ignored
+ * (project choice among those the spec allows).
+ *
+ * Capacity monitoring (spec 3.2, 3.3). The capacity unit is the cache line:
+ * the spec counts a "unit of capacity" a request allocates, and a request
+ * allocates one line; a capacity block (NCBLKS) is too coarse to measure
+ * with. With set sampling (qos.monitoring.sample < 1) the count is the
+ * machine's estimate from the sampled sets. CONFIG_EVENT resets the counter
+ * to 0; like a hardware counter that saturates at 0 on underflow, it reads
+ * occupancy minus the lowest occupancy observed since. INVALID is set
+ *   - from an observed underflow (capacity allocated before the reset left,
+ *     i.e. the MCID was reused) until the MCID's occupancy has been observed
+ *     at zero -- from then on the count is exact again; and
+ *   - with set sampling, while the estimate rests on fewer than
+ *     CBQRI_MIN_SAMPLES sampled lines (spec 3.3: "not observed enough
+ *     samples").
+ *
+ * Bandwidth monitoring (spec 4.2, 4.3). Bytes, event 1 reads and writes,
+ * 2 reads, 3 writes, as they pass the memory controller; CTR is
+ * qos.monitoring.width bits wide, and OVF is set when the count since
+ * CONFIG_EVENT passes 2^width. The machine's per-domain counters wrap at
+ * the same width, so the model observes them at every access and tick: a
+ * counter that wraps more than once between two observations loses counts
+ * (spec 4.3 asks software to sample often enough for that).
+ *
+ * Access types (spec 2.2). A capacity controller supports AT 0 (data) and 1
+ * (code) when its cache level's allocation has `cdp` in the profile, and
+ * then programs the machine's data and code masks apart; otherwise its AT
+ * fields are read-only zero and AT 0's mask serves both (a request of an
+ * unsupported AT is handled as AT 0). The bandwidth controller supports AT
+ * 0 and 1, with useShared/sharedAT.
+ *
+ * What the machine cannot do yet (the register side is complete; cbqri.c
+ * says where):
+ *   - no C bit on requests (spec 5.2.2): the secure window's allocations
+ *     are kept and read back but reach no mechanism, and its counters see
+ *     no confidential request, so they count nothing;
+ *   - no per-AT monitoring: a counter configured with ATV=1 reads INVALID;
+ *   - one bandwidth limiter setting per class, not per (class, AT): a
+ *     class's reservation is the sum of its unique per-AT Rbwb and its
+ *     weight the Mweight that serves AT 0;
+ *   - no flush by class: FLUSH_RCID completes (STATUS 1) without evicting;
+ *   - byte counters per requesting L3 domain, not per serving memory:
+ *     writebacks always, and with more than two nodes remote reads too, are
+ *     counted at the controller of the requesting domain's node (exact on
+ *     one node, as in riscv-soc). */
+#ifndef QOSIM_HW_CBQRI_H
+#define QOSIM_HW_CBQRI_H
+
+#include "hw.h"
+#include "sim/mach.h"
+
+#include <stdint.h>
+
+#define CBQRI_WINDOW        4096ull
+#define CBQRI_SECURE_OFFSET 0x100000000ull /* secure window = normal window + this */
+#define CBQRI_VER           0x01           /* capabilities VER: draft 0.1 */
+#define CBQRI_MIN_SAMPLES   16             /* sampled lines a valid sampled occupancy needs */
+#define CBQRI_BUSY_CYCLES   64             /* default operation latency, core cycles */
+#define CBQRI_ACCESS_CYCLES 16             /* default cost of one MMIO access, core cycles */
+#define CBQRI_NREG          5 /* registers in a window (NCBLKS <= 64: one cc_block_mask) */
+
+/* Register offsets in a window (spec Tables 2 and 8). */
+enum {
+    CBQRI_CAPABILITIES = 0,
+    CBQRI_MON_CTL = 8,
+    CBQRI_MON_CTR_VAL = 16,
+    CBQRI_ALLOC_CTL = 24,
+    CBQRI_BLOCK_MASK = 32, /* capacity: cc_block_mask */
+    CBQRI_BW_ALLOC = 32,   /* bandwidth: bc_bw_alloc */
+};
+
+/* Fields, declared once, named as the spec spells them (REFERENCE.md 2). */
+HW_FIELD(CC_CAP, VER, 0, 8);
+HW_FIELD(CC_CAP, NCBLKS, 8, 16);
+HW_FIELD(CC_CAP, FRCID, 24, 1);
+HW_FIELD(BC_CAP, VER, 0, 8);
+HW_FIELD(BC_CAP, NBWBLKS, 8, 16);
+HW_FIELD(BC_CAP, MRBWB, 32, 16);
+HW_FIELD(MON_CTL, OP, 0, 5);
+HW_FIELD(MON_CTL, AT, 5, 3);
+HW_FIELD(MON_CTL, MCID, 8, 12);
+HW_FIELD(MON_CTL, EVT_ID, 20, 8);
+HW_FIELD(MON_CTL, ATV, 28, 1);
+HW_FIELD(MON_CTL, STATUS, 32, 7);
+HW_FIELD(MON_CTL, BUSY, 39, 1);
+HW_FIELD(ALLOC_CTL, OP, 0, 5);
+HW_FIELD(ALLOC_CTL, AT, 5, 3);
+HW_FIELD(ALLOC_CTL, RCID, 8, 12);
+HW_FIELD(ALLOC_CTL, STATUS, 32, 7);
+HW_FIELD(ALLOC_CTL, BUSY, 39, 1);
+HW_FIELD(CC_CTR, CTR, 0, 63);
+HW_FIELD(CC_CTR, INVALID, 63, 1);
+HW_FIELD(BC_CTR, CTR, 0, 62);
+HW_FIELD(BC_CTR, INVALID, 62, 1);
+HW_FIELD(BC_CTR, OVF, 63, 1);
+HW_FIELD(BW_ALLOC, Rbwb, 0, 16);
+HW_FIELD(BW_ALLOC, Mweight, 20, 8);
+HW_FIELD(BW_ALLOC, sharedAT, 28, 3);
+HW_FIELD(BW_ALLOC, useShared, 31, 1);
+HW_FIELD(SQOSCFG, RCID, 0, 12);
+HW_FIELD(SQOSCFG, MCID, 16, 12);
+
+/* Operations (spec Tables 3, 6, 9, 12). */
+enum { CBQRI_CONFIG_EVENT = 1, CBQRI_READ_COUNTER = 2 };
+enum { CBQRI_CONFIG_LIMIT = 1, CBQRI_READ_LIMIT = 2, CBQRI_FLUSH_RCID = 3 };
+/* STATUS (spec Tables 5, 7, 11, 13): 1-3 common, 4 and 5 per register. */
+enum {
+    CBQRI_ST_SUCCESS = 1,
+    CBQRI_ST_BAD_OP = 2,
+    CBQRI_ST_BAD_ID = 3, /* MCID or RCID */
+    CBQRI_ST_MON_BAD_EVT = 4,
+    CBQRI_ST_MON_BAD_AT = 5,
+    CBQRI_ST_ALLOC_BAD_AT = 4,
+    CBQRI_ST_ALLOC_BAD_LIMIT = 5, /* empty block mask; Rbwb out of range or over-reserved */
+};
+/* Events (spec Tables 4, 10) and access types (Table 1). */
+enum { CBQRI_EVT_OCCUPANCY = 1 };
+enum { CBQRI_EVT_RW_BYTES = 1, CBQRI_EVT_RD_BYTES = 2, CBQRI_EVT_WR_BYTES = 3 };
+enum { CBQRI_AT_DATA = 0, CBQRI_AT_CODE = 1 };
+
+/* The privilege of the requesting hart. */
+enum cbqri_mode { CBQRI_M, CBQRI_S, CBQRI_U, CBQRI_VS, CBQRI_VU, CBQRI_SECURE_M, CBQRI_NMODE };
+extern const char *const cbqri_mode_name[CBQRI_NMODE]; /* "M" ... "secure-M" */
+
+enum cbqri_kind { CBQRI_CAPACITY, CBQRI_BANDWIDTH };
+
+/* One monitoring counter (per MCID of a window). */
+struct cbqri_ctr {
+    uint8_t evt, atv, at; /* configured event; evt 0: stopped */
+    uint64_t frozen;      /* the register value a stopped counter keeps */
+    uint64_t base;        /* capacity: occupancy at CONFIG_EVENT; bandwidth: bytes then */
+    uint64_t low;         /* capacity: lowest occupancy observed since */
+};
+
+/* One register window's state: registers, operation in flight, tables. */
+struct cbqri_win {
+    int secure;
+    uint64_t mon_ctl, ctr_val, alloc_ctl, operand; /* operand: cc_block_mask or bc_bw_alloc */
+    uint64_t mon_due, alloc_due;                   /* when BUSY clears, ticks */
+    uint64_t half[CBQRI_NREG];                     /* split writes held, per register */
+    uint8_t have[CBQRI_NREG];                      /* bit 0: low half held, bit 1: high half */
+    uint64_t *limit;                               /* [rcids * nat] block masks / bc_bw_alloc */
+    struct cbqri_ctr *ctr;                         /* [mcids] */
+};
+
+struct cbqri_ctl {
+    enum cbqri_kind kind;
+    const struct plat_cbqri_ctl *pc;
+    enum plat_level level;   /* capacity: the cache; bandwidth: PLAT_NLEVEL */
+    unsigned inst;           /* cache instance or node */
+    uint64_t base;           /* this instance's normal window */
+    unsigned nat;            /* access types with their own limits: 1 or 2 */
+    int mon;                 /* monitoring implemented */
+    struct cbqri_win win[2]; /* normal, secure */
+};
+
+/* Monotonic byte totals of one (L3 domain, MCID): the machine's wrapping
+ * counters, unwrapped at every observation. */
+struct cbqri_meter {
+    uint64_t last[MACH_NCTR], sum[MACH_NCTR];
+};
+
+struct cbqri {
+    struct mach *m;
+    const struct plat *p;
+    struct cbqri_ctl *ctl;
+    unsigned nctl;
+    uint64_t now; /* the model's clock, ticks */
+    /* Configurable after cbqri_init (defaults CBQRI_BUSY_CYCLES, _ACCESS_CYCLES). */
+    uint64_t busy_cycles;          /* operation latency, core cycles */
+    uint64_t access_cycles;        /* what one MMIO access costs, core cycles */
+    unsigned ctr_width;            /* bc_mon_ctr_val.CTR bits in use */
+    unsigned rcid_bits, mcid_bits; /* sqoscfg bits implemented */
+    uint32_t *sqoscfg;             /* [ncpu] */
+    struct cbqri_meter *meter;     /* [ndomains * mcids] */
+    unsigned *dom_node;            /* [ndomains] */
+    uint64_t faults, fault_addr;   /* access faults so far, and the last one's address */
+};
+
+/* Builds the controllers the profile lists (a RISC-V profile), at reset. */
+int cbqri_init(struct cbqri *q, struct mach *m, struct err *e);
+void cbqri_free(struct cbqri *q);
+/* Reset (spec 3, 4, 2.1.1): RCID 0 -- every RCID here -- may allocate all
+ * capacity for every AT; RCID 0 reserves MRBWB bandwidth blocks for AT 0,
+ * AT 1 shares AT 0's, other RCIDs reserve none; every weight is 1; counters
+ * stopped at 0; sqoscfg 0. Applied to the machine. Keeps the clock. */
+void cbqri_reset(struct cbqri *q);
+/* Moves the model's clock to now (ticks; never backwards), completing the
+ * operations due and observing the machine's counters. */
+void cbqri_tick(struct cbqri *q, uint64_t now);
+
+/* The register interface. size: 4 or 8. */
+enum hw_fault cbqri_mmio_read(struct cbqri *q, unsigned hart, enum cbqri_mode md, uint64_t addr,
+                              unsigned size, uint64_t *val);
+enum hw_fault cbqri_mmio_write(struct cbqri *q, unsigned hart, enum cbqri_mode md, uint64_t addr,
+                               unsigned size, uint64_t val);
+/* sqoscfg (spec 2.1.1): an S-mode CSR; U-mode gets HW_ILLEGAL, V=1 (VS, VU)
+ * HW_VIRTUAL. A write loads the hart's (RCID, MCID) into the machine. */
+enum hw_fault cbqri_csr_read(struct cbqri *q, unsigned hart, enum cbqri_mode md, uint32_t *val);
+enum hw_fault cbqri_csr_write(struct cbqri *q, unsigned hart, enum cbqri_mode md, uint32_t val);
+
+/* The register at addr, e.g. "cc_alloc_ctl", and which controller and
+ * window; NULL where there is none. For consoles and messages. */
+const char *cbqri_reg_name(const struct cbqri *q, uint64_t addr, const struct cbqri_ctl **ctl,
+                           int *secure);
+
+/* The register interface as a driver sees it (DESIGN.md: drivers reach the
+ * hardware only through it; a real-hardware backend implements it too). */
+struct cbqri_regif {
+    void *ctx;
+    enum hw_fault (*mmio_read)(void *ctx, unsigned hart, enum cbqri_mode md, uint64_t addr,
+                               unsigned size, uint64_t *val);
+    enum hw_fault (*mmio_write)(void *ctx, unsigned hart, enum cbqri_mode md, uint64_t addr,
+                                unsigned size, uint64_t val);
+    enum hw_fault (*csr_read)(void *ctx, unsigned hart, enum cbqri_mode md, uint32_t *val);
+    enum hw_fault (*csr_write)(void *ctx, unsigned hart, enum cbqri_mode md, uint32_t val);
+};
+void cbqri_regif(struct cbqri *q, struct cbqri_regif *out);
+
+#endif
