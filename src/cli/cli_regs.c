@@ -7,6 +7,7 @@
  * A malformed command prints "error: line N: ..." and the console goes on. */
 #include "cli.h"
 
+#include "drv/qos.h"
 #include "hw/x86_console.h"
 #include "sim/run.h"
 
@@ -27,6 +28,7 @@ static const char usage[] =
 
 struct console {
     struct x86 x;
+    struct qos q;    /* a scenario's qos section, through the driver */
     struct mach own; /* the machine when there is no scenario */
     struct run run;
     int has_run;
@@ -39,7 +41,6 @@ struct console {
 static void switch_hook(void *ctx, struct sched *s, unsigned cpu, int task)
 {
     struct console *c = ctx;
-    s->m->cpu[cpu].task = task; /* ground truth follows the task */
     uint64_t v = 0;
     if (task >= 0)
         v = HW_FSET(HW_FSET(0, PQR_ASSOC, COS, s->task[task].cls), PQR_ASSOC, RMID,
@@ -125,6 +126,11 @@ int cli_regs(int argc, char **argv)
             rc = x86_init(&c.x, &c.run.m, &e);
             c.run.sch.on_switch = switch_hook;
             c.run.sch.ctx = &c;
+            if (!rc && s.qos.present) { /* the driver's groups and its context switch */
+                struct hw_x86_if ri;
+                x86_regif(&c.x, &ri);
+                rc = qos_init(&c.q, &ri, &c.run, &e);
+            }
         }
     } else {
         struct plat p;
@@ -139,6 +145,8 @@ int cli_regs(int argc, char **argv)
         status = console_run(&c, in, stdout);
     if (in != stdin)
         fclose(in);
+    if (c.q.run)
+        qos_free(&c.q);
     x86_free(&c.x);
     if (c.has_run)
         run_free(&c.run);

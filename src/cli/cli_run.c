@@ -3,6 +3,8 @@
  * --plot). */
 #include "cli.h"
 
+#include "drv/qos.h"
+#include "hw/x86.h"
 #include "sim/run.h"
 #include "util/conf.h"
 #include "util/json.h"
@@ -87,6 +89,17 @@ static void json_row(struct json *j, const struct scen *s, const struct run_row 
     json_u64(j, "mem_write_bytes", r->wr_bytes);
     json_f64(j, "mem_read_bytes_per_sec", r->rd_bw);
     json_f64(j, "mem_write_bytes_per_sec", r->wr_bw);
+    if (r->mon) { /* what software read from the monitoring registers */
+        json_obj_begin(j, "monitor");
+        json_u64(j, "rmid", r->mon_id);
+        json_u64(j, "occupancy_bytes", r->mon_occ_bytes);
+        json_u64(j, "total_bytes", r->mon_rd_bytes);
+        json_u64(j, "local_bytes", r->mon_local_bytes);
+        json_f64(j, "total_bytes_per_sec", r->mon_rd_bw);
+        json_f64(j, "local_bytes_per_sec", r->mon_local_bw);
+        json_u64(j, "unavailable", r->mon_unavail);
+        json_obj_end(j);
+    }
     json_obj_end(j);
 }
 
@@ -107,8 +120,11 @@ static void write_json(FILE *f, const struct run *run, const struct rows *rs)
         json_obj_begin(&j, NULL);
         json_str(&j, "name", s->task[i].name);
         json_u64(&j, "cpu", s->task[i].cpu);
-        json_u64(&j, "class", s->task[i].cls);
-        json_u64(&j, "tag", s->task[i].tag);
+        json_u64(&j, "class", run->task[i].cls);
+        json_u64(&j, "tag", run->task[i].tag);
+        if (s->qos.present)
+            json_str(&j, "group",
+                     s->qos.task_grp[i] < 0 ? "default" : s->qos.grp[s->qos.task_grp[i]]);
         json_obj_end(&j);
     }
     json_arr_end(&j);
@@ -146,13 +162,18 @@ static void write_csv(FILE *f, const struct run *run, const struct rows *rs)
     const struct scen *s = run->s;
     fputs("t0,t1,phase,task,instructions,cycles,ipc,l1i_misses,l1d_misses,l2_misses,l3_misses,"
           "llc_occupancy_bytes,tag_occupancy_bytes,tag_occupancy_estimate_bytes,mem_read_bytes,"
-          "mem_write_bytes,mem_read_bytes_per_sec,mem_write_bytes_per_sec\n",
+          "mem_write_bytes,mem_read_bytes_per_sec,mem_write_bytes_per_sec",
+          f);
+    int mon = run->hooks.mon != NULL;
+    fputs(mon ? ",rmid,mon_occupancy_bytes,mon_total_bytes,mon_local_bytes,"
+                "mon_total_bytes_per_sec,mon_local_bytes_per_sec,mon_unavailable\n"
+              : "\n",
           f);
     for (size_t k = 0; k < rs->n; k++) {
         const struct run_row *r = &rs->v[k];
         fprintf(f,
                 "%.9g,%.9g,%s,%s,%llu,%llu,%.4f,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.6g,"
-                "%.6g\n",
+                "%.6g",
                 r->t0, r->t1, s->phase[r->phase].name, s->task[r->task].name,
                 (unsigned long long)r->instr, (unsigned long long)r->cycles, r->ipc,
                 (unsigned long long)r->miss[0], (unsigned long long)r->miss[1],
@@ -160,6 +181,12 @@ static void write_csv(FILE *f, const struct run *run, const struct rows *rs)
                 (unsigned long long)r->llc_bytes, (unsigned long long)r->tag_bytes,
                 (unsigned long long)r->est_bytes, (unsigned long long)r->rd_bytes,
                 (unsigned long long)r->wr_bytes, r->rd_bw, r->wr_bw);
+        if (mon)
+            fprintf(f, ",%u,%llu,%llu,%llu,%.6g,%.6g,%u", r->mon_id,
+                    (unsigned long long)r->mon_occ_bytes, (unsigned long long)r->mon_rd_bytes,
+                    (unsigned long long)r->mon_local_bytes, r->mon_rd_bw, r->mon_local_bw,
+                    r->mon_unavail);
+        fputc('\n', f);
     }
 }
 
@@ -275,15 +302,22 @@ static void print_table(const struct run *run)
     enum plat_level llc = run->m.llc;
     printf("%s on %s, %g ms, statistics after %g ms of each phase\n\n", s->file, s->plat.name,
            s->duration * 1e3, s->settle * 1e3);
-    printf("%-14s %-14s %7s %9s %9s %9s %9s\n", "phase", "task", "IPC", "LLC MPKI", "LLC MiB",
+    int mon = run->hooks.mon != NULL;
+    printf("%-14s %-14s %7s %9s %9s %9s %9s", "phase", "task", "IPC", "LLC MPKI", "LLC MiB",
            "rd GB/s", "wr GB/s");
+    /* Beside the ground truth, what software reads for the task's RMID. */
+    printf(mon ? " %5s %9s %9s\n" : "\n", "RMID", "CMT MiB", "MBM GB/s");
     for (unsigned p = 0; p < s->nphase; p++)
         for (unsigned i = 0; i < s->ntask; i++) {
             const struct run_row *r = &run->phase_row[(size_t)p * s->ntask + i];
-            printf("%-14s %-14s %7.3f %9.2f %9.2f %9.2f %9.2f\n", i ? "" : s->phase[p].name,
+            printf("%-14s %-14s %7.3f %9.2f %9.2f %9.2f %9.2f", i ? "" : s->phase[p].name,
                    s->task[i].name, r->ipc,
                    r->instr ? 1000.0 * (double)r->miss[llc] / (double)r->instr : 0,
                    r->llc_bytes / 1048576.0, r->rd_bw / 1e9, r->wr_bw / 1e9);
+            if (mon)
+                printf(" %5u %9.2f %9.2f", r->mon_id, r->mon_occ_bytes / 1048576.0,
+                       r->mon_rd_bw / 1e9);
+            putchar('\n');
         }
 }
 
@@ -369,7 +403,25 @@ int cli_run(int argc, char **argv)
     }
     struct run run;
     struct rows rs = {.bar = !quiet && isatty(2)};
+    /* A qos section is carried out by the driver, through the registers of
+     * the platform's model, as an OS would on the real machine. */
+    static struct x86 x;
+    static struct qos q;
     int rc = run_init(&run, &s, &e);
+    if (!rc && s.qos.present) {
+        struct hw_x86_if ri;
+        if (!(rc = x86_init(&x, &run.m, &e))) {
+            x86_regif(&x, &ri);
+            rc = qos_init(&q, &ri, &run, &e);
+        }
+        if (rc) {
+            cli_error("run", "%s", e.msg);
+            x86_free(&x);
+            run_free(&run);
+            scen_free(&s);
+            return 2;
+        }
+    }
     if (!rc)
         rc = run_all(&run, keep_row, progress, &rs, &e);
     int status = 0;
@@ -385,6 +437,10 @@ int cli_run(int argc, char **argv)
         status = plot(&run, &rs, plotf);
     if (!status && !quiet)
         print_table(&run);
+    if (s.qos.present) {
+        qos_free(&q);
+        x86_free(&x);
+    }
     if (run.m.cpu)
         run_free(&run);
     free(rs.v);

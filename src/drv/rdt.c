@@ -379,6 +379,13 @@ int rdt_mbm_update(struct rdt *d, unsigned dom, unsigned evt, unsigned rmid, str
 {
     uint64_t raw;
     int rc = mon_raw(d, dom, evt, rmid, &raw, e);
+    if (rc == -QOSIM_EIO && d->caps.amd) {
+        /* AMD: U means the domain does not track the RMID now; when it
+         * tracks it again its count starts from zero (56375, L3 bandwidth
+         * monitoring), so that is where the next difference starts. */
+        st->prev = 0;
+        st->valid = 1;
+    }
     if (rc)
         return rc;
     /* The difference modulo 2^width is the count since the last read, as

@@ -97,8 +97,10 @@ int rdt_set_l3be(struct rdt *d, unsigned dom, unsigned cos, double bytes_per_sec
  * (unsupported event or RMID) and -QOSIM_EIO for U (no data now; try again). */
 int rdt_mon_read(struct rdt *d, unsigned dom, unsigned evt, unsigned rmid, uint64_t *bytes,
                  struct err *e);
-/* A bandwidth event read into the running total st; *bytes is st->bytes.
- * A U reading leaves st untouched and is reported as -QOSIM_EIO. */
+/* A bandwidth event read into the running total st (st->bytes). A U
+ * reading is reported as -QOSIM_EIO; on Intel it leaves st untouched (no
+ * data this time), on AMD the next count starts from zero (the RMID was not
+ * tracked, and tracking restarts its counter). */
 int rdt_mbm_update(struct rdt *d, unsigned dom, unsigned evt, unsigned rmid, struct rdt_mbm *st,
                    struct err *e);
 

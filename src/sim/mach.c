@@ -275,6 +275,12 @@ void mach_set_assoc(struct mach *m, unsigned cpu, int task, unsigned cls, unsign
     p->m3 = class_masks(p->l3, cls);
 }
 
+void mach_set_task(struct mach *m, unsigned cpu, int task)
+{
+    if (cpu < m->ncpu)
+        mach_set_assoc(m, cpu, task, m->cpu[cpu].cls, m->cpu[cpu].tag);
+}
+
 uint64_t mach_occupancy(const struct mach *m, enum plat_level l, unsigned inst, unsigned tag)
 {
     struct mach_cache *x = inst_of(m, l, inst);

@@ -113,6 +113,10 @@ uint64_t mach_cbm_ways(const struct mach *m, enum plat_level l, uint64_t cbm);
 /* What a CPU's association register holds: the class and tag of its requests.
  * Also records which task runs there (-1: idle), for ground truth. */
 void mach_set_assoc(struct mach *m, unsigned cpu, int task, unsigned cls, unsigned tag);
+/* A context switch as the machine sees it: task (-1: idle) runs on cpu from
+ * now, and ground truth follows it; the class and tag stay what the
+ * association register holds until software writes it, as on hardware. */
+void mach_set_task(struct mach *m, unsigned cpu, int task);
 /* Occupancy in lines of a tag in one cache instance: exact, and estimated
  * from the sampled sets. */
 uint64_t mach_occupancy(const struct mach *m, enum plat_level l, unsigned inst, unsigned tag);

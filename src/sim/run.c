@@ -22,7 +22,12 @@ int run_init(struct run *r, struct scen *s, struct err *e)
     r->mark = calloc(s->ntask, sizeof *r->mark);
     r->occ_sum = calloc(s->ntask, sizeof *r->occ_sum);
     r->phase_row = calloc((size_t)s->nphase * s->ntask, sizeof *r->phase_row);
-    if (!r->task || !r->wl || !r->last || !r->mark || !r->occ_sum || !r->phase_row) {
+    r->mon_last = calloc(s->ntask, sizeof *r->mon_last);
+    r->mon_mark = calloc(s->ntask, sizeof *r->mon_mark);
+    r->mon_now = calloc(s->ntask, sizeof *r->mon_now);
+    r->mon_occ_sum = calloc(s->ntask, sizeof *r->mon_occ_sum);
+    if (!r->task || !r->wl || !r->last || !r->mark || !r->occ_sum || !r->phase_row ||
+        !r->mon_last || !r->mon_mark || !r->mon_now || !r->mon_occ_sum) {
         run_free(r);
         return err_set(e, -QOSIM_ENOMEM, "out of memory");
     }
@@ -65,6 +70,10 @@ void run_free(struct run *r)
     free(r->mark);
     free(r->occ_sum);
     free(r->phase_row);
+    free(r->mon_last);
+    free(r->mon_mark);
+    free(r->mon_now);
+    free(r->mon_occ_sum);
     memset(r, 0, sizeof *r);
 }
 
@@ -90,15 +99,41 @@ int run_apply(struct run *r, const struct scen_phase *ph, struct err *e)
             for (unsigned k = 0; k < m->nbw && !rc; k++)
                 if (x->ctl < 0 || (unsigned)x->ctl == k)
                     rc = mach_set_bw(m, k, x->cls, &b);
-        } else {
+        } else if (x->kind == SCEN_ASSOC) {
             r->task[x->task].cls = x->new_cls;
             r->task[x->task].tag = x->new_tag;
             sched_reload(&r->sch, x->task);
-        }
+        } else if (!r->hooks.phase) /* qos settings are the driver's */
+            return err_set(e, -QOSIM_EINVAL, "phase %s: qos settings need a QoS driver", ph->name);
         if (rc)
             return err_set(e, rc, "phase %s: setting %u could not be applied", ph->name, i + 1);
     }
+    return r->hooks.phase ? r->hooks.phase(r->hooks.ctx, r, ph, e) : 0;
+}
+
+/* Every task's monitoring reads now, into v. */
+static int mon_read(struct run *r, struct run_mon_val *v, struct err *e)
+{
+    for (unsigned i = 0; r->hooks.mon && i < r->s->ntask; i++) {
+        int rc = r->hooks.mon(r->hooks.ctx, r, i, &v[i], e);
+        if (rc)
+            return rc;
+    }
     return 0;
+}
+
+/* The software view between two reads. */
+static void row_mon(struct run_row *row, const struct run_mon_val *a, const struct run_mon_val *b)
+{
+    double dt = row->t1 > row->t0 ? row->t1 - row->t0 : 1;
+    row->mon = 1;
+    row->mon_id = b->id;
+    row->mon_occ_bytes = b->occ;
+    row->mon_rd_bytes = b->total - a->total;
+    row->mon_local_bytes = b->local - a->local;
+    row->mon_rd_bw = (double)row->mon_rd_bytes / dt;
+    row->mon_local_bw = (double)row->mon_local_bytes / dt;
+    row->mon_unavail = b->unavail - a->unavail;
 }
 
 /* Fills row with the counts between two snapshots. */
@@ -121,53 +156,67 @@ static void row_delta(struct run_row *row, const struct mach_tstat *a, const str
     row->wr_bw = (double)row->wr_bytes / dt;
 }
 
-static void phase_end(struct run *r, double t)
+static int phase_end(struct run *r, double t, struct err *e)
 {
     struct scen *s = r->s;
-    for (unsigned i = 0; i < s->ntask; i++) {
+    int rc = mon_read(r, r->mon_now, e);
+    for (unsigned i = 0; i < s->ntask && !rc; i++) {
         struct run_row *row = &r->phase_row[(size_t)r->cur_phase * s->ntask + i];
         row_delta(row, &r->mark[i], &r->m.ts[i], r->mark_t, t);
         row->phase = r->cur_phase;
         row->task = i;
         row->llc_bytes = r->occ_n ? (uint64_t)(r->occ_sum[i] / r->occ_n) : 0;
+        if (r->hooks.mon) {
+            row_mon(row, &r->mon_mark[i], &r->mon_now[i]);
+            row->mon_occ_bytes = r->occ_n ? (uint64_t)(r->mon_occ_sum[i] / r->occ_n) : 0;
+        }
     }
+    return rc;
 }
 
-static void mark(struct run *r, double t)
+static int mark(struct run *r, double t, struct err *e)
 {
     memcpy(r->mark, r->m.ts, r->s->ntask * sizeof *r->mark);
     r->mark_t = t;
     memset(r->occ_sum, 0, r->s->ntask * sizeof *r->occ_sum);
+    memset(r->mon_occ_sum, 0, r->s->ntask * sizeof *r->mon_occ_sum);
     r->occ_n = 0;
+    return mon_read(r, r->mon_mark, e);
 }
 
 int run_all(struct run *r, run_row_fn row_fn, run_progress_fn progress, void *ctx, struct err *e)
 {
     struct scen *s = r->s;
-    const double end = s->duration;
+    const double end = s->duration, poll = r->hooks.mon ? r->hooks.poll : 0;
     unsigned next_phase = 0, k = 1;
-    double t = 0, t_interval = s->interval, t_settle = -1;
+    double t = 0, t_interval = s->interval, t_settle = -1, t_poll = poll > 0 ? poll : end * 2;
     int rc = 0;
+    if (r->hooks.mon && (rc = mon_read(r, r->mon_last, e)))
+        return rc;
     while (!rc) {
         /* Events due now: a phase starts (settings apply, statistics restart
          * after its settling time); the settle mark passes. */
         if (next_phase < s->nphase && s->phase[next_phase].at <= t) {
-            if (next_phase > 0)
-                phase_end(r, t);
+            if (next_phase > 0 && (rc = phase_end(r, t, e)))
+                break;
             r->cur_phase = next_phase;
             if ((rc = run_apply(r, &s->phase[next_phase], e)))
                 break;
             double pend = next_phase + 1 < s->nphase ? s->phase[next_phase + 1].at : end;
             t_settle = t + s->settle < pend ? t + s->settle : t;
             next_phase++;
-            if (t_settle <= t) {
-                mark(r, t);
-                t_settle = -1;
-            }
         }
         if (t_settle >= 0 && t_settle <= t) {
-            mark(r, t);
+            if ((rc = mark(r, t, e)))
+                break;
             t_settle = -1;
+        }
+        /* Reads between intervals keep counters from wrapping unseen. */
+        if (t >= t_poll) {
+            if ((rc = mon_read(r, r->mon_now, e)))
+                break;
+            while (t_poll <= t)
+                t_poll += poll;
         }
         if (t >= end)
             break;
@@ -176,10 +225,14 @@ int run_all(struct run *r, run_row_fn row_fn, run_progress_fn progress, void *ct
             next = s->phase[next_phase].at;
         if (t_settle >= 0 && t_settle < next)
             next = t_settle;
+        if (t_poll < next)
+            next = t_poll;
         if ((rc = sched_run(&r->sch, ticks(r, next), e)))
             break;
         t = next;
         if (t >= t_interval || t >= end) {
+            if ((rc = mon_read(r, r->mon_now, e)))
+                break;
             for (unsigned i = 0; i < s->ntask; i++) {
                 struct run_row row = {.phase = r->cur_phase, .task = i};
                 row_delta(&row, &r->last[i], &r->m.ts[i], t_interval - s->interval, t);
@@ -189,6 +242,11 @@ int run_all(struct run *r, run_row_fn row_fn, run_progress_fn progress, void *ct
                 row.tag_bytes = mach_occupancy(&r->m, r->m.llc, inst, r->task[i].tag) * r->m.line;
                 row.est_bytes =
                     mach_occupancy_est(&r->m, r->m.llc, inst, r->task[i].tag) * r->m.line;
+                if (r->hooks.mon) {
+                    row_mon(&row, &r->mon_last[i], &r->mon_now[i]);
+                    if (t_settle < 0)
+                        r->mon_occ_sum[i] += (double)row.mon_occ_bytes;
+                }
                 if (t_settle < 0)
                     r->occ_sum[i] += (double)row.llc_bytes;
                 if (row_fn)
@@ -197,6 +255,7 @@ int run_all(struct run *r, run_row_fn row_fn, run_progress_fn progress, void *ct
             if (t_settle < 0)
                 r->occ_n++;
             memcpy(r->last, r->m.ts, s->ntask * sizeof *r->last);
+            memcpy(r->mon_last, r->mon_now, s->ntask * sizeof *r->mon_last);
             k++;
             t_interval = s->interval * k;
             if (progress)
@@ -204,6 +263,6 @@ int run_all(struct run *r, run_row_fn row_fn, run_progress_fn progress, void *ct
         }
     }
     if (!rc)
-        phase_end(r, end);
+        rc = phase_end(r, end, e);
     return rc;
 }

@@ -20,6 +20,34 @@ struct run_row {
     uint64_t est_bytes;          /* the set-sampling estimate of the same */
     uint64_t rd_bytes, wr_bytes; /* memory traffic */
     double rd_bw, wr_bw;         /* bytes per second */
+    /* What software reads from the monitoring registers for the task's
+     * monitoring ID, when a driver monitors (run_hooks.mon): */
+    int mon;                        /* these fields are filled */
+    unsigned mon_id;                /* the RMID */
+    uint64_t mon_occ_bytes;         /* occupancy at t1 (phase rows: mean) */
+    uint64_t mon_rd_bytes;          /* total-bandwidth event bytes in [t0, t1) */
+    uint64_t mon_local_bytes;       /* local-bandwidth event bytes */
+    double mon_rd_bw, mon_local_bw; /* bytes per second */
+    unsigned mon_unavail;           /* reads that found no data (U) in the row's time */
+};
+
+/* One monitoring read for a task: occupancy now, and the bandwidth events'
+ * running 64-bit totals, which software keeps across counter wraps. */
+struct run_mon_val {
+    unsigned id;
+    uint64_t occ, total, local;
+    unsigned unavail; /* reads answered U so far (running count) */
+};
+
+/* What a QoS driver adds to a run (drv/qos.h): its phase settings, its
+ * monitoring reads, and a poll often enough that no counter wraps twice
+ * between reads (Linux's MBM overflow worker). */
+struct run;
+struct run_hooks {
+    void *ctx;
+    int (*phase)(void *ctx, struct run *r, const struct scen_phase *ph, struct err *e);
+    int (*mon)(void *ctx, struct run *r, unsigned task, struct run_mon_val *v, struct err *e);
+    double poll; /* seconds between mon reads of every task at least; 0: at intervals only */
 };
 
 struct run {
@@ -35,6 +63,9 @@ struct run {
     unsigned occ_n;
     struct run_row *phase_row; /* [nphase * ntask], filled as phases end */
     unsigned cur_phase;
+    struct run_hooks hooks;
+    struct run_mon_val *mon_last, *mon_mark, *mon_now; /* with hooks.mon: as last and mark */
+    double *mon_occ_sum;
 };
 
 int run_init(struct run *r, struct scen *s, struct err *e);

@@ -308,10 +308,15 @@ static int load_phase(struct scen *s, struct conf *c, struct conf_node *n, struc
                       struct resv *rv, struct err *e)
 {
     static const char *const keys[] = {"alloc", "bandwidth", "assoc"};
-    unsigned total = 0;
+    struct conf_node *qos = conf_get(n, "qos");
+    unsigned total = scen_qos_phase_count(qos);
     int rc = 0;
     for (int k = 0; k < 3 && !rc; k++) {
         struct conf_node *l = conf_get(n, keys[k]);
+        if (l && s->qos.present)
+            return conf_error(c, l, e,
+                              "with a qos section, settings go through the driver: use the "
+                              "phase's qos list");
         if (l && !(rc = conf_expect(c, l, CONF_SEQ, e)))
             total += l->nkids;
     }
@@ -329,6 +334,8 @@ static int load_phase(struct scen *s, struct conf *c, struct conf_node *n, struc
                           : load_assoc(s, c, &l->kids[i], o, e);
         }
     }
+    if (!rc && qos)
+        rc = scen_qos_phase(s, c, qos, ph, e);
     return rc;
 }
 
@@ -415,6 +422,8 @@ int scen_from_conf(struct scen *s, struct conf *c, const char *base, struct err 
     if (!rc)
         rc = load_tasks(s, c, base, e);
     if (!rc)
+        rc = scen_qos_load(s, c, e);
+    if (!rc)
         rc = load_phases(s, c, e);
     if (!rc)
         rc = conf_check_unused(c, r, e);
@@ -448,9 +457,13 @@ void scen_free(struct scen *s)
         free(s->phase[i].set);
     free(s->phase);
     free(s->task);
+    free(s->qos.grp);
+    free(s->qos.init);
+    free(s->qos.task_grp);
     s->phase = NULL;
     s->task = NULL;
     s->nphase = s->ntask = 0;
+    memset(&s->qos, 0, sizeof s->qos);
 }
 
 int scen_only(struct scen *s, const char *names, struct err *e)
@@ -476,6 +489,8 @@ int scen_only(struct scen *s, const char *names, struct err *e)
     for (unsigned i = 0; i < s->ntask; i++)
         if (map[i] == 0) {
             map[i] = keep;
+            if (s->qos.task_grp)
+                s->qos.task_grp[keep] = s->qos.task_grp[i];
             s->task[keep++] = s->task[i];
         }
     /* Settings for tasks that are gone go too; the others follow their task. */
@@ -483,7 +498,7 @@ int scen_only(struct scen *s, const char *names, struct err *e)
         unsigned k = 0;
         for (unsigned j = 0; j < s->phase[p].nset; j++) {
             struct scen_set *x = &s->phase[p].set[j];
-            if (x->kind == SCEN_ASSOC) {
+            if (x->kind == SCEN_ASSOC || x->kind == SCEN_QOS_MOVE) {
                 if (map[x->task] == UINT32_MAX)
                     continue;
                 x->task = map[x->task];

@@ -20,7 +20,39 @@ struct scen_task {
     int loop;
 };
 
-enum scen_set_kind { SCEN_MASK, SCEN_BW, SCEN_ASSOC };
+enum scen_set_kind {
+    SCEN_MASK, /* straight into the machine's mechanisms */
+    SCEN_BW,
+    SCEN_ASSOC,
+    SCEN_QOS,     /* a qos group's settings, through the platform's driver */
+    SCEN_QOS_MOVE /* a task into a qos group, through the driver */
+};
+
+/* Settings of one group of the `qos:` section (a class of service, as a
+ * resctrl control group or a pqos COS), each applied only when given. */
+struct scen_qos_set {
+    unsigned grp;                   /* index into scen_qos.grp */
+    unsigned has_mask[PLAT_NLEVEL]; /* bit MACH_DATA, bit MACH_CODE */
+    uint64_t mask[PLAT_NLEVEL][2];  /* capacity bitmasks, [level][MACH_DATA / MACH_CODE] */
+    int has_mba, has_limit;
+    unsigned mba;  /* percent of bandwidth, as resctrl's MB and pqos: 100 unthrottled */
+    double limit;  /* bytes per second; 0 unlimited */
+    unsigned line; /* where it was written, for messages */
+};
+
+enum scen_mon { SCEN_MON_NONE, SCEN_MON_TASK, SCEN_MON_GROUP };
+
+/* The `qos:` section: groups programmed through the platform's QoS driver
+ * (drv/qos.h) as register writes; the driver allocates their identifiers. */
+struct scen_qos {
+    int present;
+    int cdp[PLAT_NLEVEL];      /* code/data prioritization to turn on */
+    enum scen_mon monitor;     /* an RMID per task, per group, or none */
+    char (*grp)[64];           /* group names */
+    struct scen_qos_set *init; /* [ngrp] settings at the start */
+    unsigned ngrp;
+    int *task_grp; /* [ntask] group of each task; -1: the default group (COS 0) */
+};
 
 struct scen_set {
     enum scen_set_kind kind;
@@ -36,8 +68,10 @@ struct scen_set {
     unsigned delay_pct;
     double rate; /* bytes per second; 0 unlimited */
     unsigned rbwb, weight;
-    /* SCEN_ASSOC */
+    /* SCEN_ASSOC, SCEN_QOS_MOVE */
     unsigned task, new_cls, new_tag;
+    /* SCEN_QOS (q.grp is also SCEN_QOS_MOVE's group) */
+    struct scen_qos_set q;
 };
 
 struct scen_phase {
@@ -57,12 +91,21 @@ struct scen {
     unsigned ntask;
     struct scen_phase *phase;
     unsigned nphase;
+    struct scen_qos qos;
 };
 
 int scen_load(struct scen *s, const char *path, struct err *e);
 /* From a loaded document; base is the directory platform paths are relative to. */
 int scen_from_conf(struct scen *s, struct conf *c, const char *base, struct err *e);
 void scen_free(struct scen *s);
+/* The qos: section and its phase entries (scen_qos.c, for scen.c). */
+int scen_qos_load(struct scen *s, struct conf *c, struct err *e);
+int scen_qos_phase(struct scen *s, struct conf *c, struct conf_node *list, struct scen_phase *ph,
+                   struct err *e);
+unsigned scen_qos_phase_count(const struct conf_node *list);
+/* Largest class count every allocation and bandwidth resource of p offers
+ * with the given CDP settings. */
+unsigned scen_qos_classes(const struct plat *p, const int cdp[PLAT_NLEVEL]);
 /* Keeps only the tasks named in a comma-separated list; error on an unknown name. */
 int scen_only(struct scen *s, const char *names, struct err *e);
 

@@ -15,6 +15,7 @@ static void switch_to(struct sched *s, unsigned cpu, int task)
     s->cpu[cpu].running = task;
     if (task >= 0) /* its fetch line may be gone since it last ran */
         s->task[task].ct.last_iblock = UINT64_MAX;
+    mach_set_task(s->m, cpu, task);
     s->on_switch(s->ctx, s, cpu, task);
     s->switches++;
 }

@@ -26,3 +26,13 @@ has() {
 same() {
     if [ "$2" = "$3" ]; then ok "$1"; else notok "$1" "got '$2'" "want '$3'"; fi
 }
+
+# ge A B FACTOR: A >= B * FACTOR.   near A B TOL: |A - B| <= TOL * B.
+ge() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { exit !(a >= b * f) }'; }
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t * b) }'; }
+# claim NAME CMD...: ok when CMD succeeds.
+claim() {
+    local name=$1
+    shift
+    if "$@"; then ok "$name"; else notok "$name"; fi
+}

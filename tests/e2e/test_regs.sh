@@ -19,6 +19,7 @@ golden() { # golden NAME ARGS...: examples/regs/NAME.regs against golden/NAME.ou
 }
 golden intel-cat-cdp
 golden intel-cmt-mbm --scenario "$TOP/examples/noisy-neighbour.yaml"
+golden rdt-groups --scenario "$TOP/examples/rdt-noisy-neighbour.yaml"
 golden intel-l2-cdp --platform intel-atom
 golden amd-pqos --platform amd-epyc
 

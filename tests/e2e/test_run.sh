@@ -9,10 +9,6 @@ ipc() {
     awk -v ph="$2" -v t="$3" 'NF == 7 { cur = $1 } NF == 6 && cur == ph && $1 == t { print $2 }
         NF == 7 && $1 == ph && $2 == t { print $3 }' "$1"
 }
-# ge A B FACTOR: A >= B * FACTOR.
-ge() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { exit !(a >= b * f) }'; }
-# near A B TOL: |A - B| <= TOL * B.
-near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t * b) }'; }
 
 # ---- the main job: isolation restores the victim -------------------------
 expect "noisy-neighbour runs" 0 "$QOSIM" run "$EX/noisy-neighbour.yaml" --csv "$TMP/nn.csv" \

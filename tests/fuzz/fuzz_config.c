@@ -24,6 +24,44 @@ static void check_refusal(int rc, const struct err *e)
                  "message does not say where: %s", e->msg);
 }
 
+/* An accepted qos section is something the driver can carry out. */
+static void check_set(const struct scen *s, const struct scen_qos_set *q)
+{
+    for (int l = 0; l < PLAT_NLEVEL; l++)
+        for (int t = 0; t < 2; t++)
+            if (q->has_mask[l] >> t & 1)
+                FZ_CHECK(s->plat.cache[l].alloc.classes &&
+                             q->mask[l][t] >> s->plat.cache[l].alloc.cbm_len == 0,
+                         "level %d mask 0x%llx", l, (unsigned long long)q->mask[l][t]);
+    FZ_CHECK(!q->has_mba ||
+                 (s->plat.bw.kind == BW_DELAY && q->mba <= 100 && 100 - q->mba <= s->plat.bw.max),
+             "mba %u", q->mba);
+    FZ_CHECK(!q->has_limit || s->plat.bw.kind == BW_RATE, "limit");
+}
+
+static void check_qos(const struct scen *s)
+{
+    const struct scen_qos *q = &s->qos;
+    if (!q->present)
+        return;
+    FZ_CHECK(s->plat.vendor != PLAT_RISCV, "qos on riscv");
+    FZ_CHECK(q->ngrp + 1 <= scen_qos_classes(&s->plat, q->cdp), "%u groups", q->ngrp);
+    for (unsigned g = 0; g < q->ngrp; g++)
+        check_set(s, &q->init[g]);
+    for (unsigned i = 0; i < s->ntask; i++)
+        FZ_CHECK(q->task_grp[i] >= -1 && q->task_grp[i] < (int)q->ngrp, "task %u", i);
+    for (unsigned p = 0; p < s->nphase; p++)
+        for (unsigned k = 0; k < s->phase[p].nset; k++) {
+            const struct scen_set *x = &s->phase[p].set[k];
+            FZ_CHECK(x->kind == SCEN_QOS || x->kind == SCEN_QOS_MOVE, "direct setting with qos");
+            FZ_CHECK(x->q.grp < q->ngrp || x->q.grp == UINT32_MAX, "group %u", x->q.grp);
+            if (x->kind == SCEN_QOS)
+                check_set(s, &x->q);
+            else
+                FZ_CHECK(x->task < s->ntask, "task %u", x->task);
+        }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct conf c;
@@ -81,6 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (unsigned i = 1; i < s->nphase; i++)
             FZ_CHECK(s->phase[i].at > s->phase[i - 1].at && s->phase[i].at < s->duration,
                      "phase %u", i);
+        check_qos(s);
         scen_free(s);
     }
     free(s);

@@ -1,4 +1,5 @@
-/* Unit tests for drv/rdt.c, the x86 QoS driver. It is driven through
+/* Unit tests for drv/rdt.c, the x86 QoS driver, and drv/qos.c, the OS
+ * side that carries out a scenario's qos section with it. It is driven through
  * struct hw_x86_if only: here over the simulated model of each x86 profile
  * (enumeration must find what the profile has), and over a recording proxy
  * that logs every MSR access and can script QM_CTR, to check the order of
@@ -12,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "drv/qos.h"
 #include "drv/rdt.h"
 #include "hw/x86.h"
 
@@ -333,6 +335,116 @@ static void test_mon_read_model(void **state)
     rdt_free(&d);
 }
 
+/* AMD: a U reading means the RMID is not tracked; tracking restarts its
+ * count at zero, so the next difference starts from zero (Intel: untouched,
+ * test_mbm_wrap_e_u). */
+static void test_mbm_amd_untracked(void **state)
+{
+    (void)state;
+    struct hw_x86_if r = boot("amd-epyc");
+    struct rdt d;
+    struct err e;
+    assert_int_equal(rdt_init(&d, &r, &e), 0);
+    static const uint64_t seq[] = {0x100, 1ull << 62, 0x20, 0x30};
+    P.ctr = seq;
+    P.nctr = 4;
+    struct rdt_mbm st = {0};
+    assert_int_equal(rdt_mbm_update(&d, 0, RDT_EVT_TOTAL, 5, &st, &e), 0);
+    assert_int_equal(st.bytes, 0);
+    assert_int_equal(rdt_mbm_update(&d, 0, RDT_EVT_TOTAL, 5, &st, &e), -QOSIM_EIO);
+    assert_int_equal(rdt_mbm_update(&d, 0, RDT_EVT_TOTAL, 5, &st, &e), 0);
+    assert_int_equal(st.bytes, 0x20 * 64); /* from zero, not from 0x100 */
+    assert_int_equal(rdt_mbm_update(&d, 0, RDT_EVT_TOTAL, 5, &st, &e), 0);
+    assert_int_equal(st.bytes, 0x30 * 64);
+    rdt_free(&d);
+}
+
+/* drv/qos.c over a scenario: CDP, classes and masks in every domain, MBA,
+ * identifiers per group, PQR_ASSOC written by the driver at context switch
+ * only when it changes, and a task moved by a phase re-associated at once. */
+static const char qos_yaml[] =
+    "platform: intel-xeon\n"
+    "duration: 1ms\n"
+    "slice: 100us\n"
+    "tasks:\n"
+    "  - {name: a, cpu: 0, workload: {pattern: seq}}\n"
+    "  - {name: b, cpu: 0, workload: {pattern: seq}}\n"
+    "  - {name: c, cpu: 2, workload: {pattern: random}}\n"
+    "  - {name: d, cpu: 16, workload: {pattern: seq}}\n"
+    "qos:\n"
+    "  cdp: [L3]\n"
+    "  monitor: group\n"
+    "  groups:\n"
+    "    - {name: g1, tasks: [a, b], L3: {data: 0x7f0, code: 0x00f}, mba: 60}\n"
+    "    - {name: g2, tasks: [c, d], L3: 0x00f, L2: 0xff}\n"
+    "phases:\n"
+    "  - {at: 500us, qos: [{group: default, tasks: [c]}]}\n";
+
+static uint64_t msr(struct x86 *x, unsigned cpu, uint32_t a)
+{
+    uint64_t v = ~0ull;
+    assert_int_equal(x86_rdmsr(x, cpu, a, &v), HW_OK);
+    return v;
+}
+
+static void test_qos_scenario(void **state)
+{
+    (void)state;
+    static struct scen s;
+    static struct run run;
+    static struct x86 x;
+    static struct qos q;
+    struct conf c;
+    struct err e;
+    assert_int_equal(conf_load_mem(&c, "qos.yaml", qos_yaml, sizeof qos_yaml - 1, &e), 0);
+    assert_int_equal(scen_from_conf(&s, &c, "", &e), 0);
+    conf_free(&c);
+    assert_int_equal(run_init(&run, &s, &e), 0);
+    assert_int_equal(x86_init(&x, &run.m, &e), 0);
+    struct hw_x86_if r;
+    x86_regif(&x, &r);
+    r.rdmsr = px_rdmsr;
+    r.wrmsr = px_wrmsr;
+    memset(&P, 0, sizeof P);
+    assert_int_equal(qos_init(&q, &r, &run, &e), 0);
+    for (unsigned cpu = 0; cpu < 32; cpu += 16) { /* both sockets' L3 domains */
+        assert_int_equal(msr(&x, cpu, X86_L3_QOS_CFG), 1);
+        assert_int_equal(msr(&x, cpu, X86_L3_MASK_0 + 2), 0x7f0); /* COS 1 data: 2n */
+        assert_int_equal(msr(&x, cpu, X86_L3_MASK_0 + 3), 0x00f); /* COS 1 code: 2n + 1 */
+        assert_int_equal(msr(&x, cpu, X86_L3_MASK_0 + 4), 0x00f);
+        assert_int_equal(msr(&x, cpu, X86_L3_MASK_0 + 5), 0x00f);
+        assert_int_equal(msr(&x, cpu, X86_MBA_THRTL_0 + 1), 40); /* MB 60: delay 40 */
+        assert_int_equal(msr(&x, cpu, X86_MBA_THRTL_0 + 2), 0);
+    }
+    for (unsigned cpu = 0; cpu < 32; cpu += 2) /* every core's L2 */
+        assert_int_equal(msr(&x, cpu, X86_L2_MASK_0 + 2), 0xff);
+    assert_int_equal(run.task[0].cls, 1);
+    assert_int_equal(run.task[1].tag, 1);
+    assert_int_equal(run.task[2].cls, 2);
+    assert_int_equal(run.task[3].tag, 2);
+    unsigned n0 = P.n;
+    assert_int_equal(run_all(&run, NULL, NULL, NULL, &e), 0);
+    /* CPU 0 switched between a and b every 100 us, but both are COS 1,
+     * RMID 1: the driver wrote PQR_ASSOC there once. */
+    unsigned w0 = 0, w2 = 0;
+    for (unsigned i = n0; i < P.n; i++) {
+        w0 += P.log[i].msr == X86_PQR_ASSOC && P.log[i].cpu == 0;
+        w2 += P.log[i].msr == X86_PQR_ASSOC && P.log[i].cpu == 2;
+    }
+    assert_true(run.sch.switches >= 10);
+    assert_int_equal(w0, 1);
+    assert_int_equal(msr(&x, 0, X86_PQR_ASSOC), 1ull << 32 | 1);
+    assert_int_equal(msr(&x, 16, X86_PQR_ASSOC), 2ull << 32 | 2);
+    /* c went to the default group at 500 us: COS 0, RMID 0, written then. */
+    assert_int_equal(w2, 2);
+    assert_int_equal(msr(&x, 2, X86_PQR_ASSOC), 0);
+    assert_int_equal(run.task[2].cls, 0);
+    qos_free(&q);
+    x86_free(&x);
+    run_free(&run);
+    scen_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -346,6 +458,8 @@ int main(void)
         cmocka_unit_test_teardown(test_mba_and_l3be, teardown),
         cmocka_unit_test_teardown(test_mbm_wrap_e_u, teardown),
         cmocka_unit_test_teardown(test_mon_read_model, teardown),
+        cmocka_unit_test_teardown(test_mbm_amd_untracked, teardown),
+        cmocka_unit_test(test_qos_scenario),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,217 @@
+#include "qos.h"
+
+#include "util/bits.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const enum plat_level res_level[RDT_NRES] = {[RDT_L3] = PLAT_L3, [RDT_L2] = PLAT_L2};
+
+/* A driver refusal, placed at the scenario line that asked for it. */
+static int at_line(const struct qos *q, unsigned line, int rc, struct err *e)
+{
+    char msg[sizeof e->msg];
+    snprintf(msg, sizeof msg, "%s", e->msg);
+    return err_set(e, rc, "%s:%u: qos: %s", q->run->s->file, line, msg);
+}
+
+static unsigned grp_cos(const struct qos *q, unsigned grp)
+{
+    return grp < q->run->s->qos.ngrp ? q->cos[grp] : 0;
+}
+
+/* One group's settings in every domain, as resctrl writes a schemata line
+ * per domain. */
+static int apply_set(struct qos *q, const struct scen_qos_set *x, struct err *e)
+{
+    struct rdt *d = &q->d;
+    unsigned cos = grp_cos(q, x->grp);
+    int rc = 0;
+    for (int k = 0; k < RDT_NRES && !rc; k++) {
+        enum plat_level l = res_level[k];
+        unsigned has = x->has_mask[l];
+        for (unsigned dom = 0; has && dom < d->ndom[k] && !rc; dom++) {
+            if (!d->cdp_on[k])
+                rc = rdt_set_cbm(d, k, dom, cos, RDT_BOTH, x->mask[l][MACH_DATA], e);
+            else {
+                if (has & 1u << MACH_DATA)
+                    rc = rdt_set_cbm(d, k, dom, cos, RDT_DATA, x->mask[l][MACH_DATA], e);
+                if (!rc && has & 1u << MACH_CODE)
+                    rc = rdt_set_cbm(d, k, dom, cos, RDT_CODE, x->mask[l][MACH_CODE], e);
+            }
+        }
+    }
+    for (unsigned dom = 0; dom < d->ndom[RDT_L3] && !rc; dom++) {
+        if (x->has_mba)
+            rc = rdt_set_mba(d, dom, cos, 100 - x->mba, e); /* share left -> delay */
+        if (!rc && x->has_limit)
+            rc = rdt_set_l3be(d, dom, cos, x->limit, e);
+    }
+    return rc ? at_line(q, x->line, rc, e) : 0;
+}
+
+static void switch_hook(void *ctx, struct sched *s, unsigned cpu, int task)
+{
+    struct qos *q = ctx;
+    const struct sched_task *t = task >= 0 ? &s->task[task] : NULL;
+    struct err e;
+    if (rdt_switch(&q->d, cpu, t ? t->cls : 0, t ? t->tag : 0, &e) && !q->failed) {
+        q->failed = 1;
+        q->fail = e;
+    }
+}
+
+static int phase_hook(void *ctx, struct run *r, const struct scen_phase *ph, struct err *e)
+{
+    struct qos *q = ctx;
+    const struct scen_qos *sq = &r->s->qos;
+    for (unsigned i = 0; i < ph->nset; i++) {
+        const struct scen_set *x = &ph->set[i];
+        if (x->kind == SCEN_QOS) {
+            int rc = apply_set(q, &x->q, e);
+            if (rc)
+                return rc;
+        } else if (x->kind == SCEN_QOS_MOVE) {
+            /* Moving a task re-associates it at once if it is running, as
+             * resctrl's IPI to the task's CPU does. */
+            struct sched_task *t = &r->task[x->task];
+            t->cls = grp_cos(q, x->q.grp);
+            if (sq->monitor == SCEN_MON_GROUP)
+                t->tag = q->rmid[x->q.grp < sq->ngrp ? x->q.grp : sq->ngrp];
+            sched_reload(&r->sch, x->task);
+        }
+    }
+    return q->failed ? err_set(e, q->fail.code, "context switch: %s", q->fail.msg) : 0;
+}
+
+/* One event into the running count of (domain, RMID); U counts as unavailable. */
+static int mbm(struct qos *q, unsigned dom, unsigned rmid, int local, unsigned task, uint64_t *out,
+               struct err *e)
+{
+    struct rdt_mbm *st = &q->mbm[((size_t)dom * q->d.caps.num_rmid + rmid) * 2 + local];
+    int rc = rdt_mbm_update(&q->d, dom, local ? RDT_EVT_LOCAL : RDT_EVT_TOTAL, rmid, st, e);
+    if (rc == -QOSIM_EIO) {
+        q->unavail[task]++;
+        rc = 0;
+    }
+    *out = st->bytes;
+    return rc;
+}
+
+static int mon_hook(void *ctx, struct run *r, unsigned task, struct run_mon_val *v, struct err *e)
+{
+    struct qos *q = ctx;
+    const struct rdt_caps *c = &q->d.caps;
+    const struct sched_task *t = &r->task[task];
+    unsigned dom = q->d.r.l3_of[t->cpu], rmid = t->tag;
+    struct run_mon_val *last = &q->v[task];
+    int rc = 0;
+    last->id = rmid;
+    if (c->occupancy) {
+        uint64_t b;
+        rc = rdt_mon_read(&q->d, dom, RDT_EVT_OCCUPANCY, rmid, &b, e);
+        if (!rc)
+            last->occ = b;
+        else if (rc == -QOSIM_EIO) {
+            q->unavail[task]++;
+            rc = 0;
+        }
+    }
+    if (!rc && c->total)
+        rc = mbm(q, dom, rmid, 0, task, &last->total, e);
+    if (!rc && c->local)
+        rc = mbm(q, dom, rmid, 1, task, &last->local, e);
+    last->unavail = q->unavail[task];
+    *v = *last;
+    if (!rc && q->failed)
+        rc = err_set(e, q->fail.code, "context switch: %s", q->fail.msg);
+    return rc;
+}
+
+/* Reads at least twice per wrap of a counter at the platform's peak memory
+ * bandwidth, so no wrap goes unseen (Linux polls MBM once a second for the
+ * same reason, its counters being wide enough for that). */
+static double poll_period(const struct qos *q)
+{
+    const struct plat *p = &q->run->s->plat;
+    double peak = p->mem.peak * p->nnodes;
+    double wrap = ldexp((double)q->d.caps.scale, (int)q->d.caps.width) / peak;
+    return wrap / 2 < q->run->s->interval ? wrap / 2 : 0;
+}
+
+int qos_init(struct qos *q, const struct hw_x86_if *r, struct run *run, struct err *e)
+{
+    memset(q, 0, sizeof *q);
+    q->run = run;
+    const struct scen *s = run->s;
+    const struct scen_qos *sq = &s->qos;
+    int rc = rdt_init(&q->d, r, e);
+    if (rc)
+        return rc;
+    size_t nmbm = (size_t)q->d.ndom[RDT_L3] * (q->d.caps.num_rmid ? q->d.caps.num_rmid : 1) * 2;
+    q->cos = calloc(sq->ngrp + 1, sizeof *q->cos);
+    q->rmid = calloc(sq->ngrp + 1, sizeof *q->rmid);
+    q->mbm = calloc(nmbm, sizeof *q->mbm);
+    q->unavail = calloc(s->ntask, sizeof *q->unavail);
+    q->v = calloc(s->ntask, sizeof *q->v);
+    if (!q->cos || !q->rmid || !q->mbm || !q->unavail || !q->v) {
+        qos_free(q);
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    }
+    for (int k = 0; k < RDT_NRES && !rc; k++)
+        if (sq->cdp[res_level[k]] && !q->d.cdp_on[k])
+            rc = rdt_set_cdp(&q->d, (enum rdt_res)k, 1, e);
+    for (unsigned g = 0; g < sq->ngrp && !rc; g++) {
+        int c = rdt_alloc_cos(&q->d);
+        if (c < 0)
+            rc = err_set(e, -QOSIM_EINVAL, "group %s: no free class of service", sq->grp[g]);
+        else {
+            q->cos[g] = (unsigned)c;
+            rc = apply_set(q, &sq->init[g], e);
+        }
+    }
+    if (!rc && sq->monitor == SCEN_MON_GROUP)
+        for (unsigned g = 0; g < sq->ngrp && !rc; g++) {
+            int m = rdt_alloc_rmid(&q->d);
+            if (m < 0)
+                rc = err_set(e, -QOSIM_EINVAL, "group %s: no free RMID", sq->grp[g]);
+            q->rmid[g] = (unsigned)m;
+        }
+    for (unsigned i = 0; i < s->ntask && !rc; i++) {
+        int g = sq->task_grp[i];
+        struct sched_task *t = &run->task[i];
+        t->cls = g < 0 ? 0 : q->cos[g];
+        t->tag = sq->monitor == SCEN_MON_GROUP && g >= 0 ? q->rmid[g] : 0;
+        if (sq->monitor == SCEN_MON_TASK) {
+            int m = rdt_alloc_rmid(&q->d);
+            if (m < 0)
+                rc = err_set(e, -QOSIM_EINVAL, "task %s: no free RMID", s->task[i].name);
+            t->tag = (unsigned)m;
+        }
+    }
+    if (rc) {
+        qos_free(q);
+        return rc;
+    }
+    run->sch.on_switch = switch_hook;
+    run->sch.ctx = q;
+    run->hooks = (struct run_hooks){.ctx = q, .phase = phase_hook};
+    if (sq->monitor != SCEN_MON_NONE && q->d.caps.num_rmid) {
+        run->hooks.mon = mon_hook;
+        run->hooks.poll = poll_period(q);
+    }
+    return 0;
+}
+
+void qos_free(struct qos *q)
+{
+    rdt_free(&q->d);
+    free(q->cos);
+    free(q->rmid);
+    free(q->mbm);
+    free(q->unavail);
+    free(q->v);
+    memset(q, 0, sizeof *q);
+}

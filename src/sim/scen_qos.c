@@ -1,0 +1,308 @@
+/* A scenario's `qos:` section: groups of tasks with allocation masks and
+ * bandwidth settings, which the platform's driver turns into register
+ * writes (drv/qos.c). Everything the driver will check is checked here
+ * first against the profile, so a mistake is reported with its line before
+ * the run, as resctrl rejects a bad schemata line before committing it. */
+#include "scen.h"
+
+#include "mach.h"
+#include "util/bits.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const mon_names[] = {"none", "task", "group"};
+static const enum plat_level qos_levels[] = {PLAT_L3, PLAT_L2};
+
+unsigned scen_qos_classes(const struct plat *p, const int cdp[PLAT_NLEVEL])
+{
+    unsigned n = UINT32_MAX;
+    for (int l = 0; l < PLAT_NLEVEL; l++) {
+        /* CDP pairs the mask MSRs: COS_MAX_CDP = COS_MAX >> 1 (REFERENCE.md 1). */
+        unsigned k = p->cache[l].alloc.classes >> (cdp[l] ? 1 : 0);
+        if (p->cache[l].alloc.classes && k < n)
+            n = k;
+    }
+    if (p->bw.kind != BW_NONE && p->bw.classes < n)
+        n = p->bw.classes;
+    return n == UINT32_MAX ? 1 : n;
+}
+
+/* The task an item of a tasks list names. */
+static int list_task(const struct scen *s, struct conf *c, struct conf_node *x, unsigned *out,
+                     struct err *e)
+{
+    for (unsigned i = 0; x->type == CONF_SCALAR && i < s->ntask; i++)
+        if (!strcmp(s->task[i].name, x->val)) {
+            *out = i;
+            return 0;
+        }
+    return conf_error(c, x, e, "no task called '%s'",
+                      x->type == CONF_SCALAR ? x->val : "(not a name)");
+}
+
+/* Intel takes only contiguous, non-zero masks unless CPUID.10H ECX[3] says
+ * otherwise (SDM 17.19.4.2); AMD takes any mask, all-zero included. */
+static int check_mask(const struct scen *s, struct conf *c, struct conf_node *n, enum plat_level l,
+                      uint64_t v, struct err *e)
+{
+    const struct plat_alloc *a = &s->plat.cache[l].alloc;
+    if (s->plat.vendor == PLAT_INTEL && !a->sparse && (!v || ((v + (v & -v)) & v)))
+        return conf_error(c, n, e,
+                          "0x%llx: %s of %s takes only non-zero masks whose bits are contiguous",
+                          (unsigned long long)v, plat_level_name[l], s->plat.name);
+    return 0;
+}
+
+static int load_mask(const struct scen *s, struct conf *c, struct conf_node *map, enum plat_level l,
+                     struct scen_qos_set *q, struct err *e)
+{
+    const char *key = plat_level_name[l];
+    struct conf_node *n = conf_get(map, key);
+    if (!n)
+        return 0;
+    const struct plat_alloc *a = &s->plat.cache[l].alloc;
+    if (!s->plat.cache[l].present || !a->classes)
+        return conf_error(c, n, e, "%s of %s has no allocation control", key, s->plat.name);
+    uint64_t max = bits_mask(a->cbm_len), v;
+    int rc;
+    if (n->type != CONF_MAP) {
+        if ((rc = conf_node_u64(c, n, 0, max, &v, e)) || (rc = check_mask(s, c, n, l, v, e)))
+            return rc;
+        q->mask[l][MACH_DATA] = q->mask[l][MACH_CODE] = v;
+        q->has_mask[l] = 1u << MACH_DATA | 1u << MACH_CODE;
+        return 0;
+    }
+    if (!s->qos.cdp[l])
+        return conf_error(c, n, e, "code and data masks need CDP: add %s to qos.cdp", key);
+    static const char *const types[2] = {[MACH_DATA] = "data", [MACH_CODE] = "code"};
+    for (int t = MACH_DATA; t <= MACH_CODE; t++) {
+        struct conf_node *x = conf_get(n, types[t]);
+        if (!x)
+            continue;
+        if ((rc = conf_node_u64(c, x, 0, max, &v, e)) || (rc = check_mask(s, c, x, l, v, e)))
+            return rc;
+        q->mask[l][t] = v;
+        q->has_mask[l] |= 1u << t;
+    }
+    if (!q->has_mask[l])
+        return conf_error(c, n, e, "give a code mask, a data mask, or both");
+    return conf_check_unused(c, n, e);
+}
+
+static int load_bw(const struct scen *s, struct conf *c, struct conf_node *map,
+                   struct scen_qos_set *q, struct err *e)
+{
+    const struct plat_bw *b = &s->plat.bw;
+    struct conf_node *mba = conf_get(map, "mba"), *lim = conf_get(map, "limit");
+    int rc = 0;
+    if (mba && b->kind != BW_DELAY)
+        return conf_error(c, mba, e, "%s has no MBA throttle%s", s->plat.name,
+                          b->kind == BW_RATE ? " (it limits bandwidth by rate: use limit)" : "");
+    if (lim && b->kind != BW_RATE)
+        return conf_error(c, lim, e, "%s has no bandwidth rate limit%s", s->plat.name,
+                          b->kind == BW_DELAY ? " (it throttles by MBA percent: use mba)" : "");
+    if (mba) {
+        uint64_t v = 0;
+        /* resctrl's MB: the share of bandwidth left, 100 - delay, from the
+         * granularity (100 - max throttle) to 100. */
+        if ((rc = conf_u64(c, map, "mba", CONF_REQ, 100 - b->max, 100, &v, e)))
+            return rc;
+        if (b->granularity && (100 - v) % b->granularity)
+            return conf_error(c, mba, e, "%llu%%: %s takes steps of %u%%", (unsigned long long)v,
+                              s->plat.name, b->granularity);
+        q->has_mba = 1;
+        q->mba = (unsigned)v;
+    }
+    if (lim) {
+        /* L3QOS_BW_CONTROL counts 1/8 GB/s (56375): BW_LEN bits of it. */
+        double top = (double)bits_mask(b->max) * 0.125e9;
+        if ((rc = conf_rate(c, map, "limit", CONF_REQ, 0, top, &q->limit, e)))
+            return rc;
+        if (q->limit > 0 && q->limit < 0.125e9)
+            return conf_error(c, lim, e, "the smallest limit is 0.125GB/s (0 means unlimited)");
+        q->has_limit = 1;
+    }
+    return 0;
+}
+
+/* The settings keys of a group (qos.groups[i] or a phase's qos[i]). */
+static int load_settings(const struct scen *s, struct conf *c, struct conf_node *map,
+                         struct scen_qos_set *q, struct err *e)
+{
+    q->line = map->line;
+    int rc = 0;
+    for (unsigned k = 0; k < sizeof qos_levels / sizeof *qos_levels && !rc; k++)
+        rc = load_mask(s, c, map, qos_levels[k], q, e);
+    return rc ? rc : load_bw(s, c, map, q, e);
+}
+
+static int load_groups(struct scen *s, struct conf *c, struct conf_node *list, struct err *e)
+{
+    struct scen_qos *q = &s->qos;
+    int rc = conf_expect(c, list, CONF_SEQ, e);
+    if (rc)
+        return rc;
+    unsigned cap = scen_qos_classes(&s->plat, q->cdp);
+    if (list->nkids + 1 > cap)
+        return conf_error(c, list, e,
+                          "%u groups and the default group need %u classes; %s offers %u%s",
+                          list->nkids, list->nkids + 1, s->plat.name, cap,
+                          q->cdp[PLAT_L3] || q->cdp[PLAT_L2] ? " with CDP on" : "");
+    q->ngrp = list->nkids;
+    q->grp = calloc(q->ngrp + 1, sizeof *q->grp);
+    q->init = calloc(q->ngrp + 1, sizeof *q->init);
+    if (!q->grp || !q->init)
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    for (unsigned g = 0; g < q->ngrp && !rc; g++) {
+        struct conf_node *m = &list->kids[g];
+        const char *name = NULL;
+        if ((rc = conf_expect(c, m, CONF_MAP, e)) ||
+            (rc = conf_str(c, m, "name", CONF_REQ, &name, e)))
+            return rc;
+        if (strlen(name) >= sizeof q->grp[g] || !*name || !strcmp(name, "default"))
+            return conf_error(c, conf_get(m, "name"), e,
+                              "names are 1 to 63 characters, and 'default' is class 0's");
+        for (unsigned j = 0; j < g; j++)
+            if (!strcmp(q->grp[j], name))
+                return conf_error(c, conf_get(m, "name"), e, "a group called '%s' already exists",
+                                  name);
+        snprintf(q->grp[g], sizeof q->grp[g], "%s", name);
+        q->init[g].grp = g;
+        if ((rc = load_settings(s, c, m, &q->init[g], e)))
+            return rc;
+        struct conf_node *t = conf_get(m, "tasks");
+        if (t && (rc = conf_expect(c, t, CONF_SEQ, e)))
+            return rc;
+        for (unsigned k = 0; t && k < t->nkids; k++) {
+            struct conf_node *x = &t->kids[k];
+            unsigned i;
+            if ((rc = list_task(s, c, x, &i, e)))
+                return rc;
+            if (q->task_grp[i] >= 0)
+                return conf_error(c, x, e, "task '%s' is already in group '%s'", x->val,
+                                  q->grp[q->task_grp[i]]);
+            q->task_grp[i] = (int)g;
+        }
+    }
+    return rc;
+}
+
+int scen_qos_load(struct scen *s, struct conf *c, struct err *e)
+{
+    struct conf_node *n = conf_get(c->root, "qos");
+    if (!n)
+        return 0;
+    struct scen_qos *q = &s->qos;
+    int rc = conf_expect(c, n, CONF_MAP, e);
+    if (rc)
+        return rc;
+    if (s->plat.vendor == PLAT_RISCV)
+        return conf_error(c, n, e,
+                          "%s is a RISC-V platform: its qos section comes with the CBQRI driver; "
+                          "use phases' alloc and bandwidth meanwhile",
+                          s->plat.name);
+    q->present = 1;
+    q->task_grp = malloc(s->ntask * sizeof *q->task_grp);
+    if (!q->task_grp)
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    for (unsigned i = 0; i < s->ntask; i++)
+        q->task_grp[i] = -1;
+    /* The driver sets every task's identifiers; a task's own are a contradiction. */
+    struct conf_node *tl = conf_get(c->root, "tasks");
+    for (unsigned i = 0; i < s->ntask; i++)
+        for (int k = 0; k < 2; k++) {
+            struct conf_node *x = conf_get(&tl->kids[i], k ? "tag" : "class");
+            if (x)
+                return conf_error(c, x, e,
+                                  "with a qos section the driver assigns classes and tags: put "
+                                  "the task in a qos group instead");
+        }
+    struct conf_node *cdp = conf_get(n, "cdp");
+    if (cdp && (rc = conf_expect(c, cdp, CONF_SEQ, e)))
+        return rc;
+    for (unsigned k = 0; cdp && k < cdp->nkids; k++) {
+        struct conf_node *x = &cdp->kids[k];
+        unsigned l = x->type == CONF_SCALAR ? 0 : PLAT_NLEVEL;
+        while (l < PLAT_NLEVEL && strcmp(x->val, plat_level_name[l]))
+            l++;
+        if (l != PLAT_L2 && l != PLAT_L3)
+            return conf_error(c, x, e, "CDP is for L3 or L2");
+        if (!s->plat.cache[l].alloc.cdp)
+            return conf_error(c, x, e, "%s of %s has no code/data prioritization",
+                              plat_level_name[l], s->plat.name);
+        q->cdp[l] = 1;
+    }
+    unsigned mon = s->plat.mon.tags ? SCEN_MON_TASK : SCEN_MON_NONE;
+    if ((rc = conf_enum(c, n, "monitor", CONF_OPT, mon_names, 3, &mon, e)))
+        return rc;
+    q->monitor = (enum scen_mon)mon;
+    struct conf_node *g = conf_get(n, "groups");
+    if (g && (rc = load_groups(s, c, g, e)))
+        return rc;
+    if (!g && !(q->grp = calloc(1, sizeof *q->grp)))
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    /* RMID 0 stays with the default group, as in resctrl. */
+    unsigned need = 1 + (q->monitor == SCEN_MON_TASK ? s->ntask : q->ngrp);
+    if (q->monitor != SCEN_MON_NONE && need > s->plat.mon.tags)
+        return conf_error(c, conf_get(n, "monitor") ? conf_get(n, "monitor") : n, e,
+                          "monitoring by %s needs %u RMIDs; %s has %u%s", mon_names[q->monitor],
+                          need, s->plat.name, s->plat.mon.tags,
+                          q->monitor == SCEN_MON_TASK && s->plat.mon.tags ? " (try monitor: group)"
+                                                                          : "");
+    return conf_check_unused(c, n, e);
+}
+
+unsigned scen_qos_phase_count(const struct conf_node *list)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; list && list->type == CONF_SEQ && i < list->nkids; i++) {
+        n++;
+        struct conf_node *t = conf_get(&list->kids[i], "tasks");
+        if (t && t->type == CONF_SEQ)
+            n += t->nkids;
+    }
+    return n;
+}
+
+/* A phase's qos list: [{group: NAME, settings..., tasks: [moved here]}]. */
+int scen_qos_phase(struct scen *s, struct conf *c, struct conf_node *list, struct scen_phase *ph,
+                   struct err *e)
+{
+    struct scen_qos *q = &s->qos;
+    if (!q->present)
+        return conf_error(c, list, e, "phase qos settings need a top-level qos section");
+    int rc = conf_expect(c, list, CONF_SEQ, e);
+    for (unsigned i = 0; !rc && i < list->nkids; i++) {
+        struct conf_node *m = &list->kids[i];
+        const char *name = NULL;
+        if ((rc = conf_expect(c, m, CONF_MAP, e)) ||
+            (rc = conf_str(c, m, "group", CONF_REQ, &name, e)))
+            return rc;
+        unsigned g = 0;
+        int dflt = !strcmp(name, "default");
+        while (!dflt && g < q->ngrp && strcmp(q->grp[g], name))
+            g++;
+        if (!dflt && g == q->ngrp)
+            return conf_error(c, conf_get(m, "group"), e, "no qos group called '%s'", name);
+        struct scen_set *o = &ph->set[ph->nset++];
+        *o = (struct scen_set){.kind = SCEN_QOS, .q.grp = dflt ? UINT32_MAX : g};
+        if ((rc = load_settings(s, c, m, &o->q, e)))
+            return rc;
+        if (dflt &&
+            (o->q.has_mask[PLAT_L3] || o->q.has_mask[PLAT_L2] || o->q.has_mba || o->q.has_limit))
+            return conf_error(c, m, e, "the default group (class 0) keeps its reset settings");
+        struct conf_node *t = conf_get(m, "tasks");
+        if (t && (rc = conf_expect(c, t, CONF_SEQ, e)))
+            return rc;
+        for (unsigned k = 0; t && k < t->nkids; k++) {
+            unsigned ti;
+            if ((rc = list_task(s, c, &t->kids[k], &ti, e)))
+                return rc;
+            ph->set[ph->nset++] = (struct scen_set){
+                .kind = SCEN_QOS_MOVE, .task = ti, .q.grp = o->q.grp, .q.line = t->kids[k].line};
+        }
+    }
+    return rc;
+}
