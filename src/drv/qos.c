@@ -86,18 +86,23 @@ static int phase_hook(void *ctx, struct run *r, const struct scen_phase *ph, str
     return q->failed ? err_set(e, q->fail.code, "context switch: %s", q->fail.msg) : 0;
 }
 
-/* One event into the running count of (domain, RMID); U counts as unavailable. */
+/* A U reading (-QOSIM_EIO: no data now) is counted, not an error. */
+static int unavailable(struct qos *q, unsigned task, int rc)
+{
+    if (rc != -QOSIM_EIO)
+        return rc;
+    q->unavail[task]++;
+    return 0;
+}
+
+/* One event into the running count of (domain, RMID). */
 static int mbm(struct qos *q, unsigned dom, unsigned rmid, int local, unsigned task, uint64_t *out,
                struct err *e)
 {
     struct rdt_mbm *st = &q->mbm[((size_t)dom * q->d.caps.num_rmid + rmid) * 2 + local];
     int rc = rdt_mbm_update(&q->d, dom, local ? RDT_EVT_LOCAL : RDT_EVT_TOTAL, rmid, st, e);
-    if (rc == -QOSIM_EIO) {
-        q->unavail[task]++;
-        rc = 0;
-    }
     *out = st->bytes;
-    return rc;
+    return unavailable(q, task, rc);
 }
 
 static int mon_hook(void *ctx, struct run *r, unsigned task, struct run_mon_val *v, struct err *e)
@@ -114,10 +119,7 @@ static int mon_hook(void *ctx, struct run *r, unsigned task, struct run_mon_val 
         rc = rdt_mon_read(&q->d, dom, RDT_EVT_OCCUPANCY, rmid, &b, e);
         if (!rc)
             last->occ = b;
-        else if (rc == -QOSIM_EIO) {
-            q->unavail[task]++;
-            rc = 0;
-        }
+        rc = unavailable(q, task, rc);
     }
     if (!rc && c->total)
         rc = mbm(q, dom, rmid, 0, task, &last->total, e);

@@ -184,6 +184,14 @@ static int mark(struct run *r, double t, struct err *e)
     return mon_read(r, r->mon_mark, e);
 }
 
+/* The first poll time after a read at t. */
+static double poll_after(double t_poll, double t, double poll)
+{
+    while (t_poll <= t)
+        t_poll += poll;
+    return t_poll;
+}
+
 int run_all(struct run *r, run_row_fn row_fn, run_progress_fn progress, void *ctx, struct err *e)
 {
     struct scen *s = r->s;
@@ -215,8 +223,7 @@ int run_all(struct run *r, run_row_fn row_fn, run_progress_fn progress, void *ct
         if (t >= t_poll) {
             if ((rc = mon_read(r, r->mon_now, e)))
                 break;
-            while (t_poll <= t)
-                t_poll += poll;
+            t_poll = poll_after(t_poll, t, poll);
         }
         if (t >= end)
             break;
@@ -233,6 +240,7 @@ int run_all(struct run *r, run_row_fn row_fn, run_progress_fn progress, void *ct
         if (t >= t_interval || t >= end) {
             if ((rc = mon_read(r, r->mon_now, e)))
                 break;
+            t_poll = poll_after(t_poll, t, poll); /* this read serves as a poll too */
             for (unsigned i = 0; i < s->ntask; i++) {
                 struct run_row row = {.phase = r->cur_phase, .task = i};
                 row_delta(&row, &r->last[i], &r->m.ts[i], t_interval - s->interval, t);
