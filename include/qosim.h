@@ -19,7 +19,8 @@
     X(GEOM, "invalid cache geometry")                                                              \
     X(UNSUP, "unsupported feature")                                                                \
     X(NOTOOL, "required external tool not found")                                                  \
-    X(CHILD, "child program failed")
+    X(CHILD, "child program failed")                                                               \
+    X(TIMEDOUT, "operation timed out")
 
 enum {
     QOSIM_OK = 0,

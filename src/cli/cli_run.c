@@ -3,8 +3,7 @@
  * --plot). */
 #include "cli.h"
 
-#include "drv/qos.h"
-#include "hw/x86.h"
+#include "cli_qos.h"
 #include "sim/run.h"
 #include "util/conf.h"
 #include "util/json.h"
@@ -91,7 +90,7 @@ static void json_row(struct json *j, const struct scen *s, const struct run_row 
     json_f64(j, "mem_write_bytes_per_sec", r->wr_bw);
     if (r->mon) { /* what software read from the monitoring registers */
         json_obj_begin(j, "monitor");
-        json_u64(j, "rmid", r->mon_id);
+        json_u64(j, s->plat.vendor == PLAT_RISCV ? "mcid" : "rmid", r->mon_id);
         json_u64(j, "occupancy_bytes", r->mon_occ_bytes);
         json_u64(j, "total_bytes", r->mon_rd_bytes);
         json_u64(j, "local_bytes", r->mon_local_bytes);
@@ -165,7 +164,8 @@ static void write_csv(FILE *f, const struct run *run, const struct rows *rs)
           "mem_write_bytes,mem_read_bytes_per_sec,mem_write_bytes_per_sec",
           f);
     int mon = run->hooks.mon != NULL;
-    fputs(mon ? ",rmid,mon_occupancy_bytes,mon_total_bytes,mon_local_bytes,"
+    fputs(!mon ? "" : s->plat.vendor == PLAT_RISCV ? ",mcid" : ",rmid", f);
+    fputs(mon ? ",mon_occupancy_bytes,mon_total_bytes,mon_local_bytes,"
                 "mon_total_bytes_per_sec,mon_local_bytes_per_sec,mon_unavailable\n"
               : "\n",
           f);
@@ -305,8 +305,13 @@ static void print_table(const struct run *run)
     int mon = run->hooks.mon != NULL;
     printf("%-14s %-14s %7s %9s %9s %9s %9s", "phase", "task", "IPC", "LLC MPKI", "LLC MiB",
            "rd GB/s", "wr GB/s");
-    /* Beside the ground truth, what software reads for the task's RMID. */
-    printf(mon ? " %5s %9s %9s\n" : "\n", "RMID", "CMT MiB", "MBM GB/s");
+    /* Beside the ground truth, what software reads for the task's RMID
+     * (x86: CMT occupancy, MBM bytes) or MCID (CBQRI: capacity and
+     * bandwidth controllers' counters). */
+    if (s->plat.vendor == PLAT_RISCV)
+        printf(mon ? " %5s %9s %9s\n" : "\n", "MCID", "CC MiB", "BC GB/s");
+    else
+        printf(mon ? " %5s %9s %9s\n" : "\n", "RMID", "CMT MiB", "MBM GB/s");
     for (unsigned p = 0; p < s->nphase; p++)
         for (unsigned i = 0; i < s->ntask; i++) {
             const struct run_row *r = &run->phase_row[(size_t)p * s->ntask + i];
@@ -405,22 +410,13 @@ int cli_run(int argc, char **argv)
     struct rows rs = {.bar = !quiet && isatty(2)};
     /* A qos section is carried out by the driver, through the registers of
      * the platform's model, as an OS would on the real machine. */
-    static struct x86 x;
-    static struct qos q;
+    static struct cli_qos hq;
     int rc = run_init(&run, &s, &e);
-    if (!rc && s.qos.present) {
-        struct hw_x86_if ri;
-        if (!(rc = x86_init(&x, &run.m, &e))) {
-            x86_regif(&x, &ri);
-            rc = qos_init(&q, &ri, &run, &e);
-        }
-        if (rc) {
-            cli_error("run", "%s", e.msg);
-            x86_free(&x);
-            run_free(&run);
-            scen_free(&s);
-            return 2;
-        }
+    if (!rc && s.qos.present && (rc = cli_qos_init(&hq, &run, &e))) {
+        cli_error("run", "%s", e.msg);
+        run_free(&run);
+        scen_free(&s);
+        return 2;
     }
     if (!rc)
         rc = run_all(&run, keep_row, progress, &rs, &e);
@@ -437,10 +433,7 @@ int cli_run(int argc, char **argv)
         status = plot(&run, &rs, plotf);
     if (!status && !quiet)
         print_table(&run);
-    if (s.qos.present) {
-        qos_free(&q);
-        x86_free(&x);
-    }
+    cli_qos_free(&hq);
     if (run.m.cpu)
         run_free(&run);
     free(rs.v);

@@ -10,14 +10,14 @@
 static const enum plat_level res_level[RDT_NRES] = {[RDT_L3] = PLAT_L3, [RDT_L2] = PLAT_L2};
 
 /* A driver refusal, placed at the scenario line that asked for it. */
-static int at_line(const struct qos *q, unsigned line, int rc, struct err *e)
+int qos_at_line(const struct qos *q, unsigned line, int rc, struct err *e)
 {
     char msg[sizeof e->msg];
     snprintf(msg, sizeof msg, "%s", e->msg);
     return err_set(e, rc, "%s:%u: qos: %s", q->run->s->file, line, msg);
 }
 
-static unsigned grp_cos(const struct qos *q, unsigned grp)
+unsigned qos_grp_cls(const struct qos *q, unsigned grp)
 {
     return grp < q->run->s->qos.ngrp ? q->cos[grp] : 0;
 }
@@ -26,8 +26,10 @@ static unsigned grp_cos(const struct qos *q, unsigned grp)
  * per domain. */
 static int apply_set(struct qos *q, const struct scen_qos_set *x, struct err *e)
 {
+    if (q->cbqri)
+        return qos_cbqri_apply(q, x, e);
     struct rdt *d = &q->d;
-    unsigned cos = grp_cos(q, x->grp);
+    unsigned cos = qos_grp_cls(q, x->grp);
     int rc = 0;
     for (int k = 0; k < RDT_NRES && !rc; k++) {
         enum plat_level l = res_level[k];
@@ -49,7 +51,7 @@ static int apply_set(struct qos *q, const struct scen_qos_set *x, struct err *e)
         if (!rc && x->has_limit)
             rc = rdt_set_l3be(d, dom, cos, x->limit, e);
     }
-    return rc ? at_line(q, x->line, rc, e) : 0;
+    return rc ? qos_at_line(q, x->line, rc, e) : 0;
 }
 
 static void switch_hook(void *ctx, struct sched *s, unsigned cpu, int task)
@@ -57,7 +59,10 @@ static void switch_hook(void *ctx, struct sched *s, unsigned cpu, int task)
     struct qos *q = ctx;
     const struct sched_task *t = task >= 0 ? &s->task[task] : NULL;
     struct err e;
-    if (rdt_switch(&q->d, cpu, t ? t->cls : 0, t ? t->tag : 0, &e) && !q->failed) {
+    unsigned cls = t ? t->cls : 0, mon = t ? t->tag : 0;
+    int rc =
+        q->cbqri ? qos_cbqri_switch(q, cpu, cls, mon, &e) : rdt_switch(&q->d, cpu, cls, mon, &e);
+    if (rc && !q->failed) {
         q->failed = 1;
         q->fail = e;
     }
@@ -77,7 +82,7 @@ static int phase_hook(void *ctx, struct run *r, const struct scen_phase *ph, str
             /* Moving a task re-associates it at once if it is running, as
              * resctrl's IPI to the task's CPU does. */
             struct sched_task *t = &r->task[x->task];
-            t->cls = grp_cos(q, x->q.grp);
+            t->cls = qos_grp_cls(q, x->q.grp);
             if (sq->monitor == SCEN_MON_GROUP)
                 t->tag = q->rmid[x->q.grp < sq->ngrp ? x->q.grp : sq->ngrp];
             sched_reload(&r->sch, x->task);
@@ -87,7 +92,7 @@ static int phase_hook(void *ctx, struct run *r, const struct scen_phase *ph, str
 }
 
 /* A U reading (-QOSIM_EIO: no data now) is counted, not an error. */
-static int unavailable(struct qos *q, unsigned task, int rc)
+int qos_unavailable(struct qos *q, unsigned task, int rc)
 {
     if (rc != -QOSIM_EIO)
         return rc;
@@ -102,12 +107,18 @@ static int mbm(struct qos *q, unsigned dom, unsigned rmid, int local, unsigned t
     struct rdt_mbm *st = &q->mbm[((size_t)dom * q->d.caps.num_rmid + rmid) * 2 + local];
     int rc = rdt_mbm_update(&q->d, dom, local ? RDT_EVT_LOCAL : RDT_EVT_TOTAL, rmid, st, e);
     *out = st->bytes;
-    return unavailable(q, task, rc);
+    return qos_unavailable(q, task, rc);
 }
 
 static int mon_hook(void *ctx, struct run *r, unsigned task, struct run_mon_val *v, struct err *e)
 {
     struct qos *q = ctx;
+    if (q->cbqri) {
+        int rc = qos_cbqri_mon(q, task, v, e);
+        if (!rc && q->failed)
+            rc = err_set(e, q->fail.code, "context switch: %s", q->fail.msg);
+        return rc;
+    }
     const struct rdt_caps *c = &q->d.caps;
     const struct sched_task *t = &r->task[task];
     unsigned dom = q->d.r.l3_of[t->cpu], rmid = t->tag;
@@ -119,7 +130,7 @@ static int mon_hook(void *ctx, struct run *r, unsigned task, struct run_mon_val 
         rc = rdt_mon_read(&q->d, dom, RDT_EVT_OCCUPANCY, rmid, &b, e);
         if (!rc)
             last->occ = b;
-        rc = unavailable(q, task, rc);
+        rc = qos_unavailable(q, task, rc);
     }
     if (!rc && c->total)
         rc = mbm(q, dom, rmid, 0, task, &last->total, e);
@@ -143,6 +154,32 @@ static double poll_period(const struct qos *q)
     return wrap / 2 < q->run->s->interval ? wrap / 2 : 0;
 }
 
+/* The arrays both drivers keep per group and per task. */
+int qos_alloc(struct qos *q, unsigned ngrp, unsigned ntask, struct err *e)
+{
+    q->cos = calloc(ngrp + 1, sizeof *q->cos);
+    q->rmid = calloc(ngrp + 1, sizeof *q->rmid);
+    q->unavail = calloc(ntask, sizeof *q->unavail);
+    q->v = calloc(ntask, sizeof *q->v);
+    if (!q->cos || !q->rmid || !q->unavail || !q->v)
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    return 0;
+}
+
+/* The scheduler's context switch, the phases' settings and, with mon, the
+ * monitoring reads go through the driver from now on. */
+void qos_hooks(struct qos *q, int mon, double poll)
+{
+    struct run *run = q->run;
+    run->sch.on_switch = switch_hook;
+    run->sch.ctx = q;
+    run->hooks = (struct run_hooks){.ctx = q, .phase = phase_hook};
+    if (mon) {
+        run->hooks.mon = mon_hook;
+        run->hooks.poll = poll;
+    }
+}
+
 int qos_init(struct qos *q, const struct hw_x86_if *r, struct run *run, struct err *e)
 {
     memset(q, 0, sizeof *q);
@@ -153,14 +190,10 @@ int qos_init(struct qos *q, const struct hw_x86_if *r, struct run *run, struct e
     if (rc)
         return rc;
     size_t nmbm = (size_t)q->d.ndom[RDT_L3] * (q->d.caps.num_rmid ? q->d.caps.num_rmid : 1) * 2;
-    q->cos = calloc(sq->ngrp + 1, sizeof *q->cos);
-    q->rmid = calloc(sq->ngrp + 1, sizeof *q->rmid);
     q->mbm = calloc(nmbm, sizeof *q->mbm);
-    q->unavail = calloc(s->ntask, sizeof *q->unavail);
-    q->v = calloc(s->ntask, sizeof *q->v);
-    if (!q->cos || !q->rmid || !q->mbm || !q->unavail || !q->v) {
+    if ((rc = qos_alloc(q, sq->ngrp, s->ntask, e)) || !q->mbm) {
         qos_free(q);
-        return err_set(e, -QOSIM_ENOMEM, "out of memory");
+        return rc ? rc : err_set(e, -QOSIM_ENOMEM, "out of memory");
     }
     for (int k = 0; k < RDT_NRES && !rc; k++)
         if (sq->cdp[res_level[k]] && !q->d.cdp_on[k])
@@ -197,19 +230,16 @@ int qos_init(struct qos *q, const struct hw_x86_if *r, struct run *run, struct e
         qos_free(q);
         return rc;
     }
-    run->sch.on_switch = switch_hook;
-    run->sch.ctx = q;
-    run->hooks = (struct run_hooks){.ctx = q, .phase = phase_hook};
-    if (sq->monitor != SCEN_MON_NONE && q->d.caps.num_rmid) {
-        run->hooks.mon = mon_hook;
-        run->hooks.poll = poll_period(q);
-    }
+    qos_hooks(q, sq->monitor != SCEN_MON_NONE && q->d.caps.num_rmid, poll_period(q));
     return 0;
 }
 
 void qos_free(struct qos *q)
 {
-    rdt_free(&q->d);
+    if (q->cbqri)
+        qos_cbqri_free(q);
+    else
+        rdt_free(&q->d);
     free(q->cos);
     free(q->rmid);
     free(q->mbm);

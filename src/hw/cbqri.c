@@ -24,66 +24,34 @@ static const struct mach_cache *sampled_cache(const struct cbqri *q, const struc
 
 /* ---- counting sources: what the machine saw, per window ---- */
 
-/* Occupancy in lines of an MCID at this cache instance. The secure window
- * counts confidential requests only, and the machine makes none (no C bit,
- * spec 5.2.2): it sees zero. */
+/* The access types a counter sees: with ATV 0 both; with ATV 1 the one it
+ * names, where the controller tells ATs apart -- where it does not, every
+ * request is handled as AT 0 (spec 2.2), code included. */
+static int at_filter(const struct cbqri_ctl *c, const struct cbqri_ctr *k)
+{
+    return k->atv && c->nat > 1 ? (int)k->at : MACH_ANY;
+}
+
+/* Occupancy in lines of an MCID at this cache instance, of the requests the
+ * window sees: the secure window counts requests with C set, the normal
+ * window the others (spec 5.2.2). */
 static uint64_t occ_now(const struct cbqri *q, const struct cbqri_ctl *c, const struct cbqri_win *w,
-                        unsigned mcid)
+                        const struct cbqri_ctr *k, unsigned mcid)
 {
-    if (w->secure)
-        return 0;
-    return sampled_cache(q, c) ? mach_occupancy_est(q->m, c->level, c->inst, mcid)
-                               : mach_occupancy(q->m, c->level, c->inst, mcid);
+    return mach_occupancy_sel(q->m, c->level, c->inst, mcid, at_filter(c, k), (unsigned)w->secure,
+                              sampled_cache(q, c) != NULL);
 }
 
-/* Unwraps the machine's byte counters of every (domain, MCID) into
- * monotonic totals. They wrap at the profile's width, so each is observed
- * before it can wrap twice: at every access and tick. */
-static void meters_observe(struct cbqri *q)
-{
-    if (!q->meter)
-        return;
-    uint64_t mask = bits_mask(q->p->mon.width);
-    for (unsigned d = 0; d < q->p->ndomains; d++)
-        for (unsigned t = 0; t < q->p->mon.tags; t++) {
-            struct cbqri_meter *mt = &q->meter[(size_t)d * q->p->mon.tags + t];
-            for (int k = 0; k < MACH_NCTR; k++) {
-                uint64_t cur = mach_bytes(q->m, d, t, (enum mach_ctr)k);
-                mt->sum[k] += (cur - mt->last[k]) & mask;
-                mt->last[k] = cur;
-            }
-        }
-}
-
-/* Bytes of an MCID through the memory controller of node n: reads (write 0)
- * or writebacks (write 1). The machine counts per requesting L3 domain,
- * with local reads apart; so reads served by node n are its domains' local
- * reads plus, with two nodes, the other node's remote ones. With more nodes
- * remote reads, and writebacks always, count at the requester's node. */
-static uint64_t bytes_now(const struct cbqri *q, unsigned n, unsigned mcid, int write)
-{
-    uint64_t b = 0;
-    unsigned nn = q->p->nnodes;
-    for (unsigned d = 0; d < q->p->ndomains; d++) {
-        const struct cbqri_meter *mt = &q->meter[(size_t)d * q->p->mon.tags + mcid];
-        uint64_t rem = mt->sum[MACH_CTR_TOTAL] - mt->sum[MACH_CTR_LOCAL];
-        if (write)
-            b += q->dom_node[d] == n ? mt->sum[MACH_CTR_WB] : 0;
-        else if (q->dom_node[d] == n)
-            b += nn <= 2 ? mt->sum[MACH_CTR_LOCAL] : mt->sum[MACH_CTR_TOTAL];
-        else if (nn == 2)
-            b += rem;
-    }
-    return b * q->p->mon.scale; /* CBQRI counts bytes; the machine counts scale-byte units */
-}
-
+/* Bytes of an MCID's requests (of the window's C) that this node's memory
+ * served: event 1 reads and writebacks, 2 reads, 3 writebacks (spec Table 10). */
 static uint64_t evt_bytes(const struct cbqri *q, const struct cbqri_ctl *c,
-                          const struct cbqri_win *w, unsigned mcid, unsigned evt)
+                          const struct cbqri_win *w, const struct cbqri_ctr *k, unsigned mcid,
+                          unsigned evt)
 {
-    if (w->secure) /* no confidential traffic exists to count (spec 5.2.2) */
-        return 0;
-    uint64_t rd = evt != CBQRI_EVT_WR_BYTES ? bytes_now(q, c->inst, mcid, 0) : 0;
-    uint64_t wr = evt != CBQRI_EVT_RD_BYTES ? bytes_now(q, c->inst, mcid, 1) : 0;
+    int at = at_filter(c, k);
+    unsigned conf = (unsigned)w->secure;
+    uint64_t rd = evt != CBQRI_EVT_WR_BYTES ? mach_node_bytes(q->m, c->inst, mcid, at, conf, 0) : 0;
+    uint64_t wr = evt != CBQRI_EVT_RD_BYTES ? mach_node_bytes(q->m, c->inst, mcid, at, conf, 1) : 0;
     return rd + wr;
 }
 
@@ -94,7 +62,7 @@ static uint64_t evt_bytes(const struct cbqri *q, const struct cbqri_ctl *c,
 static uint64_t cc_value(struct cbqri *q, const struct cbqri_ctl *c, const struct cbqri_win *w,
                          struct cbqri_ctr *k, unsigned mcid)
 {
-    uint64_t occ = occ_now(q, c, w, mcid);
+    uint64_t occ = occ_now(q, c, w, k, mcid);
     if (occ < k->low)
         k->low = occ;
     /* Underflowed: lines from before the reset left. Exact again once the
@@ -103,8 +71,6 @@ static uint64_t cc_value(struct cbqri *q, const struct cbqri_ctl *c, const struc
     const struct mach_cache *x = sampled_cache(q, c);
     if (x && (occ * x->nsampled + x->c.sets / 2) / x->c.sets < CBQRI_MIN_SAMPLES)
         invalid = 1; /* too few sampled lines behind the estimate */
-    if (k->atv)
-        invalid = 1; /* the machine has no per-AT occupancy */
     uint64_t v = HW_FSET(0, CC_CTR, CTR, occ - k->low);
     return HW_FSET(v, CC_CTR, INVALID, invalid);
 }
@@ -112,10 +78,9 @@ static uint64_t cc_value(struct cbqri *q, const struct cbqri_ctl *c, const struc
 static uint64_t bc_value(struct cbqri *q, const struct cbqri_ctl *c, const struct cbqri_win *w,
                          struct cbqri_ctr *k, unsigned mcid)
 {
-    uint64_t n = evt_bytes(q, c, w, mcid, k->evt) - k->base;
+    uint64_t n = evt_bytes(q, c, w, k, mcid, k->evt) - k->base;
     uint64_t v = HW_FSET(0, BC_CTR, CTR, n & bits_mask(q->ctr_width));
-    v = HW_FSET(v, BC_CTR, OVF, (n >> q->ctr_width) != 0);
-    return HW_FSET(v, BC_CTR, INVALID, k->atv); /* the machine has no per-AT byte counts */
+    return HW_FSET(v, BC_CTR, OVF, (n >> q->ctr_width) != 0);
 }
 
 /* The counter as *_mon_ctr_val would show it now. */
@@ -136,13 +101,15 @@ static void counters_observe(struct cbqri *q)
         struct cbqri_ctl *c = &q->ctl[i];
         if (c->kind != CBQRI_CAPACITY || !c->mon)
             continue;
-        struct cbqri_win *w = &c->win[0];
-        for (unsigned t = 0; t < c->pc->mcids; t++)
-            if (w->ctr[t].evt) {
-                uint64_t occ = occ_now(q, c, w, t);
-                if (occ < w->ctr[t].low)
-                    w->ctr[t].low = occ;
-            }
+        for (int s = 0; s < 2; s++) {
+            struct cbqri_win *w = &c->win[s];
+            for (unsigned t = 0; t < c->pc->mcids; t++)
+                if (w->ctr[t].evt) {
+                    uint64_t occ = occ_now(q, c, w, &w->ctr[t], t);
+                    if (occ < w->ctr[t].low)
+                        w->ctr[t].low = occ;
+                }
+        }
     }
 }
 
@@ -162,9 +129,9 @@ static void config_event(struct cbqri *q, const struct cbqri_ctl *c, struct cbqr
     }
     *k = (struct cbqri_ctr){.evt = (uint8_t)evt, .atv = (uint8_t)atv, .at = (uint8_t)at};
     if (c->kind == CBQRI_CAPACITY)
-        k->base = k->low = occ_now(q, c, w, mcid);
+        k->base = k->low = occ_now(q, c, w, k, mcid);
     else
-        k->base = evt_bytes(q, c, w, mcid, evt); /* counter and OVF start from 0 */
+        k->base = evt_bytes(q, c, w, k, mcid, evt); /* counter and OVF start from 0 */
 }
 
 /* A *_mon_ctl operation completes (spec Tables 3, 5, 9, 11). */
@@ -198,55 +165,73 @@ static uint64_t *limit_of(const struct cbqri_ctl *c, struct cbqri_win *w, unsign
     return &w->limit[(size_t)rcid * c->nat + at];
 }
 
-/* An RCID's block masks become its class's way masks at this cache. With
- * one AT its mask serves code as well (spec 2.2: unsupported AT as AT 0). */
-static void cap_apply(struct cbqri *q, struct cbqri_ctl *c, unsigned rcid)
+/* An RCID's block masks become its class's way masks at this cache, in the
+ * window's world: the secure window programs what requests with C set use
+ * (spec 5.2.2). With one AT its mask serves code as well (spec 2.2:
+ * unsupported AT as AT 0). */
+static void cap_apply(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w, unsigned rcid)
 {
-    struct cbqri_win *w = &c->win[0]; /* the secure tables reach nothing: no C bit */
     uint64_t d = *limit_of(c, w, rcid, CBQRI_AT_DATA);
     uint64_t k = c->nat > 1 ? *limit_of(c, w, rcid, CBQRI_AT_CODE) : d;
-    mach_set_mask(q->m, c->level, c->inst, rcid, MACH_DATA, mach_cbm_ways(q->m, c->level, d));
-    mach_set_mask(q->m, c->level, c->inst, rcid, MACH_CODE, mach_cbm_ways(q->m, c->level, k));
+    unsigned conf = (unsigned)w->secure;
+    mach_set_mask_conf(q->m, c->level, c->inst, conf, rcid, MACH_DATA,
+                       mach_cbm_ways(q->m, c->level, d));
+    mach_set_mask_conf(q->m, c->level, c->inst, conf, rcid, MACH_CODE,
+                       mach_cbm_ways(q->m, c->level, k));
 }
 
-/* The allocation an (RCID, AT) uses: its own, or through useShared its
- * sharedAT's (spec 4.5). */
-static uint64_t bw_effective(const struct cbqri_ctl *c, struct cbqri_win *w, unsigned rcid,
-                             unsigned at)
+/* Blocks the window's (RCID, AT)s with an allocation of their own reserve. */
+static unsigned bw_reserved(const struct cbqri_ctl *c, struct cbqri_win *w)
 {
-    uint64_t v = *limit_of(c, w, rcid, at);
-    if (HW_FGET(v, BW_ALLOC, useShared))
-        v = *limit_of(c, w, rcid, (unsigned)HW_FGET(v, BW_ALLOC, sharedAT));
-    return v;
+    unsigned sum = 0;
+    for (unsigned r = 0; r < c->pc->rcids; r++)
+        for (unsigned a = 0; a < c->nat; a++) {
+            uint64_t v = *limit_of(c, w, r, a);
+            if (!HW_FGET(v, BW_ALLOC, useShared))
+                sum += (unsigned)HW_FGET(v, BW_ALLOC, Rbwb);
+        }
+    return sum;
 }
 
-/* The limiter has one setting per class, not per (class, AT): the class
- * reserves what its ATs reserve uniquely, together, and weighs as AT 0 does
- * (spec 4.5: Mweight should be the same for every AT, and the controller
- * may use any AT's). */
-static void bw_apply(struct cbqri *q, struct cbqri_ctl *c, unsigned rcid)
+/* Every (C, RCID, AT) has a limiter class of its own; one with useShared
+ * sends its requests to its sharedAT's class (spec 4.5). Each window checks
+ * its own reservations against MRBWB (5.2.1: same behaviour), so the two
+ * worlds together may reserve more than the controller carries. Project
+ * choice, as the draft does not say how the tables share a controller: the
+ * limiter keeps every reservation as written; a reservation binds only
+ * while its class asks for bandwidth (an idle class's goes to the others),
+ * so this matters only when both worlds' reserving classes are busy at
+ * once, and then the excess waits at memory. Scaling one world down would
+ * let the other observe it, or disturb the TEE (5.2). */
+static void bw_apply(struct cbqri *q, struct cbqri_ctl *c)
 {
-    struct cbqri_win *w = &c->win[0];
-    struct bw_class_set s;
-    bw_class_reset(BW_SHARE, &s);
-    s.rbwb = 0;
-    for (unsigned at = 0; at < c->nat; at++) {
-        uint64_t v = *limit_of(c, w, rcid, at);
-        if (!HW_FGET(v, BW_ALLOC, useShared))
-            s.rbwb += (unsigned)HW_FGET(v, BW_ALLOC, Rbwb);
+    for (unsigned conf = 0; conf < 2; conf++) {
+        struct cbqri_win *w = &c->win[conf];
+        for (unsigned r = 0; r < c->pc->rcids; r++)
+            for (unsigned at = 0; at < c->nat; at++) {
+                uint64_t v = *limit_of(c, w, r, at);
+                unsigned own = mach_bw_class(q->m, conf, r, at), use = own;
+                struct bw_class_set s;
+                bw_class_reset(BW_SHARE, &s);
+                s.rbwb = 0;
+                if (HW_FGET(v, BW_ALLOC, useShared)) {
+                    use = mach_bw_class(q->m, conf, r, (unsigned)HW_FGET(v, BW_ALLOC, sharedAT));
+                } else {
+                    s.rbwb = (unsigned)HW_FGET(v, BW_ALLOC, Rbwb);
+                    s.weight = (unsigned)HW_FGET(v, BW_ALLOC, Mweight);
+                }
+                mach_set_bw(q->m, c->inst, own, &s);
+                mach_set_bw_map(q->m, conf, r, at, use);
+            }
     }
-    s.weight = (unsigned)HW_FGET(bw_effective(c, w, rcid, CBQRI_AT_DATA), BW_ALLOC, Mweight);
-    mach_set_bw(q->m, c->inst, rcid, &s);
 }
 
 static void apply(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w, unsigned rcid)
 {
-    if (w->secure)
-        return;
     if (c->kind == CBQRI_CAPACITY)
-        cap_apply(q, c, rcid);
+        cap_apply(q, c, w, rcid);
     else
-        bw_apply(q, c, rcid);
+        bw_apply(q, c);
 }
 
 static unsigned cap_limit(struct cbqri_ctl *c, struct cbqri_win *w, unsigned rcid, unsigned at)
@@ -262,14 +247,9 @@ static unsigned cap_limit(struct cbqri_ctl *c, struct cbqri_win *w, unsigned rci
 static unsigned bw_reserved_but(const struct cbqri_ctl *c, struct cbqri_win *w, unsigned rcid,
                                 unsigned at)
 {
-    unsigned sum = 0;
-    for (unsigned r = 0; r < c->pc->rcids; r++)
-        for (unsigned a = 0; a < c->nat; a++) {
-            uint64_t v = *limit_of(c, w, r, a);
-            if ((r != rcid || a != at) && !HW_FGET(v, BW_ALLOC, useShared))
-                sum += (unsigned)HW_FGET(v, BW_ALLOC, Rbwb);
-        }
-    return sum;
+    uint64_t v = *limit_of(c, w, rcid, at);
+    return bw_reserved(c, w) -
+           (HW_FGET(v, BW_ALLOC, useShared) ? 0 : (unsigned)HW_FGET(v, BW_ALLOC, Rbwb));
 }
 
 /* useShared (spec 4.5): the shared AT must exist and hold an allocation of
@@ -322,8 +302,11 @@ static unsigned alloc_op(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win 
         w->operand = *limit_of(c, w, rcid, at);
         return CBQRI_ST_SUCCESS;
     }
-    if (op == CBQRI_FLUSH_RCID) /* the machine cannot evict by class yet */
+    if (op == CBQRI_FLUSH_RCID) { /* the lines (RCID, AT) filled, in the window's world */
+        mach_flush_class(q->m, c->level, c->inst, (unsigned)w->secure, rcid,
+                         c->nat > 1 ? (int)at : MACH_ANY);
         return CBQRI_ST_SUCCESS;
+    }
     unsigned st = c->kind == CBQRI_CAPACITY ? cap_limit(c, w, rcid, at) : bw_limit(c, w, rcid, at);
     if (st == CBQRI_ST_SUCCESS)
         apply(q, c, w, rcid);
@@ -358,7 +341,6 @@ static void sync(struct cbqri *q, uint64_t now)
 {
     if (now > q->now)
         q->now = now;
-    meters_observe(q);
     counters_observe(q);
     complete_due(q);
 }
@@ -732,14 +714,14 @@ void cbqri_reset(struct cbqri *q)
 {
     for (unsigned i = 0; i < q->nctl; i++) {
         struct cbqri_ctl *c = &q->ctl[i];
-        for (int s = 0; s < 2; s++)
+        for (int s = 0; s < 2; s++) {
             reset_window(c, &c->win[s]);
-        for (unsigned r = 0; r < c->pc->rcids; r++)
-            apply(q, c, &c->win[0], r);
+            for (unsigned r = 0; r < c->pc->rcids; r++)
+                apply(q, c, &c->win[s], r);
+        }
     }
     for (unsigned h = 0; h < q->m->ncpu; h++)
         csr_load(q, h, 0); /* RCID 0 at reset (2.1.1); MCID 0, a legal value */
-    meters_observe(q);
 }
 
 static int add_ctl(struct cbqri *q, const struct plat_cbqri_ctl *pc, enum cbqri_kind kind,
@@ -816,25 +798,10 @@ static int build(struct cbqri *q, struct err *e)
     return 0;
 }
 
-static int alloc_meters(struct cbqri *q, struct err *e)
+static int alloc_state(struct cbqri *q, struct err *e)
 {
-    const struct plat *p = q->p;
-    q->sqoscfg = calloc(q->m->ncpu, sizeof *q->sqoscfg);
-    q->dom_node = calloc(p->ndomains, sizeof *q->dom_node);
-    if (!q->sqoscfg || !q->dom_node)
+    if (!(q->sqoscfg = calloc(q->m->ncpu, sizeof *q->sqoscfg)))
         return err_set(e, -QOSIM_ENOMEM, "cannot allocate the CBQRI state");
-    for (unsigned c = 0; c < q->m->ncpu; c++)
-        q->dom_node[q->m->cpu[c].domain] = q->m->cpu[c].node;
-    int bw_mon = 0;
-    for (unsigned i = 0; i < q->nctl; i++)
-        bw_mon |= q->ctl[i].kind == CBQRI_BANDWIDTH && q->ctl[i].mon;
-    if (bw_mon && !(q->meter = calloc((size_t)p->ndomains * p->mon.tags, sizeof *q->meter)))
-        return err_set(e, -QOSIM_ENOMEM, "cannot allocate the CBQRI byte meters");
-    for (unsigned d = 0; bw_mon && d < p->ndomains; d++) /* counting starts now */
-        for (unsigned t = 0; t < p->mon.tags; t++)
-            for (int k = 0; k < MACH_NCTR; k++)
-                q->meter[(size_t)d * p->mon.tags + t].last[k] =
-                    mach_bytes(q->m, d, t, (enum mach_ctr)k);
     return 0;
 }
 
@@ -851,7 +818,7 @@ int cbqri_init(struct cbqri *q, struct mach *m, struct err *e)
     q->ctr_width = q->p->mon.width < 62 ? q->p->mon.width : 62; /* CTR[61:0] */
     int rc = build(q, e);
     if (!rc)
-        rc = alloc_meters(q, e);
+        rc = alloc_state(q, e);
     if (rc) {
         cbqri_free(q);
         return rc;
@@ -869,7 +836,5 @@ void cbqri_free(struct cbqri *q)
         }
     free(q->ctl);
     free(q->sqoscfg);
-    free(q->meter);
-    free(q->dom_node);
     memset(q, 0, sizeof *q);
 }

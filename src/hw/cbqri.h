@@ -63,34 +63,34 @@
  *     samples").
  *
  * Bandwidth monitoring (spec 4.2, 4.3). Bytes, event 1 reads and writes,
- * 2 reads, 3 writes, as they pass the memory controller; CTR is
+ * 2 reads, 3 writes, of the MCID's requests that this node's memory served
+ * (the machine counts per serving node, unwrapped); CTR is
  * qos.monitoring.width bits wide, and OVF is set when the count since
- * CONFIG_EVENT passes 2^width. The machine's per-domain counters wrap at
- * the same width, so the model observes them at every access and tick: a
- * counter that wraps more than once between two observations loses counts
- * (spec 4.3 asks software to sample often enough for that).
+ * CONFIG_EVENT passes 2^width. A writeback counts against the MCID and AT
+ * of the request that filled the line.
  *
  * Access types (spec 2.2). A capacity controller supports AT 0 (data) and 1
  * (code) when its cache level's allocation has `cdp` in the profile, and
  * then programs the machine's data and code masks apart; otherwise its AT
  * fields are read-only zero and AT 0's mask serves both (a request of an
- * unsupported AT is handled as AT 0). The bandwidth controller supports AT
- * 0 and 1, with useShared/sharedAT.
+ * unsupported AT is handled as AT 0, so there a counter with ATV 1 counts
+ * code too). The bandwidth controller supports AT 0 and 1: each (RCID, AT)
+ * is a limiter class of its own, and useShared sends an AT's requests to
+ * its sharedAT's class. Counters with ATV 1 count one AT (the machine keeps
+ * occupancy and bytes per MCID, AT and C).
  *
- * What the machine cannot do yet (the register side is complete; cbqri.c
- * says where):
- *   - no C bit on requests (spec 5.2.2): the secure window's allocations
- *     are kept and read back but reach no mechanism, and its counters see
- *     no confidential request, so they count nothing;
- *   - no per-AT monitoring: a counter configured with ATV=1 reads INVALID;
- *   - one bandwidth limiter setting per class, not per (class, AT): a
- *     class's reservation is the sum of its unique per-AT Rbwb and its
- *     weight the Mweight that serves AT 0;
- *   - no flush by class: FLUSH_RCID completes (STATUS 1) without evicting;
- *   - byte counters per requesting L3 domain, not per serving memory:
- *     writebacks always, and with more than two nodes remote reads too, are
- *     counted at the controller of the requesting domain's node (exact on
- *     one node, as in riscv-soc). */
+ * Confidential requests (spec 5.2.2). A request carries C when the running
+ * task's TEE region (the scenario's `tee`) holds its address. Requests
+ * with C use the allocations the secure window programs (the machine's
+ * confidential classes) and count in the secure window's counters; the
+ * others use and count in the normal window's. Nothing of one world shows
+ * in the other's registers. The two windows' bandwidth reservations are
+ * each checked against MRBWB alone (see bw_apply in cbqri.c).
+ *
+ * FLUSH_RCID (spec 3.5) writes back and invalidates, at that cache
+ * instance, every line the RCID's requests of that AT (both, where ATs are
+ * not told apart) and of the window's world filled, as CBO.FLUSH would.
+ * Copies above a non-inclusive cache stay. */
 #ifndef QOSIM_HW_CBQRI_H
 #define QOSIM_HW_CBQRI_H
 
@@ -202,12 +202,6 @@ struct cbqri_ctl {
     struct cbqri_win win[2]; /* normal, secure */
 };
 
-/* Monotonic byte totals of one (L3 domain, MCID): the machine's wrapping
- * counters, unwrapped at every observation. */
-struct cbqri_meter {
-    uint64_t last[MACH_NCTR], sum[MACH_NCTR];
-};
-
 struct cbqri {
     struct mach *m;
     const struct plat *p;
@@ -220,8 +214,6 @@ struct cbqri {
     unsigned ctr_width;            /* bc_mon_ctr_val.CTR bits in use */
     unsigned rcid_bits, mcid_bits; /* sqoscfg bits implemented */
     uint32_t *sqoscfg;             /* [ncpu] */
-    struct cbqri_meter *meter;     /* [ndomains * mcids] */
-    unsigned *dom_node;            /* [ndomains] */
     uint64_t faults, fault_addr;   /* access faults so far, and the last one's address */
 };
 

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OWNER_NONE 0xffffu
+#define OWNER_NONE  0xffffu
+#define OWNER_SLOTS 131072u /* hash slots: twice the owners a uint16_t can name */
 
 static void *zalloc(size_t n, size_t size, int *bad)
 {
@@ -35,13 +36,13 @@ static int cache_setup(struct mach *m, enum plat_level l, struct err *e)
         x->lat = (uint64_t)pc->latency * MACH_TICK;
         x->nclass = pc->alloc.classes ? pc->alloc.classes : 1;
         x->ways_per_bit = pc->alloc.cbm_len ? pc->geom.assoc / pc->alloc.cbm_len : 1;
-        x->mask = zalloc(x->nclass * 2, sizeof *x->mask, &bad);
-        for (unsigned k = 0; !bad && k < x->nclass * 2; k++)
+        x->mask = zalloc(m->nconf * x->nclass * 2, sizeof *x->mask, &bad);
+        for (unsigned k = 0; !bad && k < m->nconf * x->nclass * 2; k++)
             x->mask[k] = x->c.all_ways; /* reset: every class may fill every way */
         x->acct = pc->monitored || l == m->llc;
         if (x->acct) {
-            x->occ_tag = zalloc(m->ntags, sizeof *x->occ_tag, &bad);
-            x->occ_samp = zalloc(m->ntags, sizeof *x->occ_samp, &bad);
+            x->occ_tag = zalloc(m->ntags * m->nsub, sizeof *x->occ_tag, &bad);
+            x->occ_samp = zalloc(m->ntags * m->nsub, sizeof *x->occ_samp, &bad);
             x->occ_task = zalloc(m->ntask + 1, sizeof *x->occ_task, &bad);
         }
         double per = m->p.mon.sample > 0 ? round(1 / m->p.mon.sample) : 1;
@@ -86,7 +87,9 @@ static int bw_setup(struct mach *m, struct err *e)
     const struct plat_bw *b = &m->p.bw;
     if (b->kind == BW_NONE)
         return 0;
-    struct bw_cfg cfg = {.kind = b->kind, .nclass = b->classes, .nport = 1};
+    /* With a C bit, each (world, class, AT) has a limiter class (CBQRI 4.5). */
+    unsigned per = m->nsub > 1 ? m->nconf * 2 : 1;
+    struct bw_cfg cfg = {.kind = b->kind, .nclass = b->classes * per, .nport = 1};
     cfg.window = (uint64_t)llround(b->window * m->ticks_per_sec);
     if (!cfg.window)
         cfg.window = 1;
@@ -98,8 +101,13 @@ static int bw_setup(struct mach *m, struct err *e)
     cfg.nblks = b->nblks;
     m->nbw = b->kind == BW_SHARE ? m->p.nnodes : m->p.ndomains;
     m->bw = calloc(m->nbw, sizeof *m->bw);
-    if (!m->bw)
+    m->bw_map = calloc((size_t)m->nconf * b->classes * 2, sizeof *m->bw_map);
+    if (!m->bw || !m->bw_map)
         return err_set(e, -QOSIM_ENOMEM, "cannot allocate bandwidth limiters");
+    for (unsigned c = 0; c < m->nconf; c++)
+        for (unsigned k = 0; k < b->classes; k++)
+            for (unsigned t = 0; t < 2; t++)
+                m->bw_map[(c * b->classes + k) * 2 + t] = (uint16_t)k;
     for (unsigned i = 0; i < m->nbw; i++) {
         int rc = bw_init(&m->bw[i], &cfg, e);
         if (rc) {
@@ -120,6 +128,10 @@ int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *
     m->ncpu = p->ncpus;
     m->ntask = ntask;
     m->ntags = p->mon.tags ? p->mon.tags : 1;
+    /* CBQRI controllers tell requests apart by C bit and access type. */
+    int split = p->n_cbqri_cap + p->n_cbqri_bw > 0;
+    m->nconf = split ? 2 : 1;
+    m->nsub = split ? 4 : 1;
     m->llc = p->cache[PLAT_L3].present ? PLAT_L3 : PLAT_L2;
     m->line = p->cache[PLAT_L1I].geom.line;
     m->line_bits = bits_log2(m->line);
@@ -133,16 +145,18 @@ int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *
             rc = cache_setup(m, (enum plat_level)l, e);
     m->cpu = zalloc(m->ncpu, sizeof *m->cpu, &bad);
     m->owners = zalloc(65536, sizeof *m->owners, &bad);
-    m->owner_of = zalloc((size_t)(ntask + 1) * m->ntags, sizeof *m->owner_of, &bad);
+    m->owner_hash = zalloc(OWNER_SLOTS, sizeof *m->owner_hash, &bad);
     m->ts = zalloc(ntask + 1, sizeof *m->ts, &bad);
-    m->bytes = zalloc((size_t)p->ndomains * m->ntags * MACH_NCTR, sizeof *m->bytes, &bad);
+    m->tee = zalloc(ntask + 1, sizeof *m->tee, &bad);
+    m->bytes = zalloc((size_t)p->ndomains * m->ntags * m->nsub * MACH_NCTR, sizeof *m->bytes, &bad);
+    m->node_bytes = zalloc((size_t)p->nnodes * m->ntags * m->nsub * 2, sizeof *m->node_bytes, &bad);
     if (!rc && bad)
         rc = err_set(e, -QOSIM_ENOMEM, "cannot allocate the machine");
     if (rc) {
         mach_free(m);
         return rc;
     }
-    memset(m->owner_of, 0xff, (size_t)(ntask + 1) * m->ntags * sizeof *m->owner_of);
+    memset(m->owner_hash, 0xff, OWNER_SLOTS * sizeof *m->owner_hash);
     for (unsigned c = 0; c < m->ncpu; c++) {
         struct mach_cpu *x = &m->cpu[c];
         struct plat_place pl;
@@ -197,10 +211,13 @@ void mach_free(struct mach *m)
     free(m->bw);
     mem_free(&m->mem);
     free(m->cpu);
+    free(m->bw_map);
     free(m->owners);
-    free(m->owner_of);
+    free(m->owner_hash);
     free(m->ts);
+    free(m->tee);
     free(m->bytes);
+    free(m->node_bytes);
     memset(m, 0, sizeof *m);
 }
 
@@ -213,21 +230,36 @@ static struct mach_cache *inst_of(const struct mach *m, enum plat_level l, unsig
     return &m->cache[l][inst];
 }
 
+int mach_set_mask_conf(struct mach *m, enum plat_level l, unsigned inst, unsigned conf,
+                       unsigned cls, enum mach_type t, uint64_t ways)
+{
+    struct mach_cache *x = inst_of(m, l, inst);
+    if (!x || conf >= m->nconf || cls >= x->nclass || (unsigned)t > MACH_CODE ||
+        (ways & ~x->c.all_ways))
+        return -QOSIM_EINVAL;
+    x->mask[(conf * x->nclass + cls) * 2 + t] = ways;
+    return 0;
+}
+
+uint64_t mach_get_mask_conf(const struct mach *m, enum plat_level l, unsigned inst, unsigned conf,
+                            unsigned cls, enum mach_type t)
+{
+    struct mach_cache *x = inst_of(m, l, inst);
+    if (!x || conf >= m->nconf || cls >= x->nclass || (unsigned)t > MACH_CODE)
+        return 0;
+    return x->mask[(conf * x->nclass + cls) * 2 + t];
+}
+
 int mach_set_mask(struct mach *m, enum plat_level l, unsigned inst, unsigned cls, enum mach_type t,
                   uint64_t ways)
 {
-    struct mach_cache *x = inst_of(m, l, inst);
-    if (!x || cls >= x->nclass || (unsigned)t > MACH_CODE || (ways & ~x->c.all_ways))
-        return -QOSIM_EINVAL;
-    x->mask[cls * 2 + t] = ways;
-    return 0;
+    return mach_set_mask_conf(m, l, inst, 0, cls, t, ways);
 }
 
 uint64_t mach_get_mask(const struct mach *m, enum plat_level l, unsigned inst, unsigned cls,
                        enum mach_type t)
 {
-    struct mach_cache *x = inst_of(m, l, inst);
-    return x && cls < x->nclass && (unsigned)t <= MACH_CODE ? x->mask[cls * 2 + t] : 0;
+    return mach_get_mask_conf(m, l, inst, 0, cls, t);
 }
 
 uint64_t mach_cbm_ways(const struct mach *m, enum plat_level l, uint64_t cbm)
@@ -242,22 +274,31 @@ uint64_t mach_cbm_ways(const struct mach *m, enum plat_level l, uint64_t cbm)
     return ways & x->c.all_ways;
 }
 
-static uint16_t owner_intern(struct mach *m, unsigned task, unsigned tag)
+/* The owner of requests by (task, tag, sub, class): interned at
+ * association time, so the access path only copies a 16-bit index. */
+static uint16_t owner_intern(struct mach *m, unsigned task, unsigned tag, unsigned sub,
+                             unsigned cls)
 {
-    uint16_t *o = &m->owner_of[(size_t)task * m->ntags + tag];
-    if (*o == OWNER_NONE) {
-        if (m->nowners >= OWNER_NONE)
-            return 0; /* table full: attribute to the first owner rather than fail */
-        m->owners[m->nowners] = (struct mach_owner){(uint16_t)task, (uint16_t)tag};
-        *o = (uint16_t)m->nowners++;
+    struct mach_owner k = {(uint16_t)task, (uint16_t)tag, (uint16_t)sub, (uint16_t)cls};
+    uint64_t h = ((uint64_t)task << 40 | (uint64_t)tag << 24 | (uint64_t)sub << 16 | cls) *
+                 0x9e3779b97f4a7c15ull;
+    for (uint32_t i = (uint32_t)(h >> 47);; i = (i + 1) % OWNER_SLOTS) {
+        uint16_t *o = &m->owner_hash[i];
+        if (*o == OWNER_NONE) {
+            if (m->nowners >= OWNER_NONE)
+                return 0; /* table full: attribute to the first owner rather than fail */
+            m->owners[m->nowners] = k;
+            return *o = (uint16_t)m->nowners++;
+        }
+        if (!memcmp(&m->owners[*o], &k, sizeof k))
+            return *o;
     }
-    return *o;
 }
 
-static const uint64_t *class_masks(const struct mach_cache *x, unsigned cls)
+static const uint64_t *class_masks(const struct mach_cache *x, unsigned conf, unsigned cls)
 {
     /* A class a resource does not have gets that resource's class 0. */
-    return x ? &x->mask[(cls < x->nclass ? cls : 0) * 2] : NULL;
+    return x ? &x->mask[(conf * x->nclass + (cls < x->nclass ? cls : 0)) * 2] : NULL;
 }
 
 void mach_set_assoc(struct mach *m, unsigned cpu, int task, unsigned cls, unsigned tag)
@@ -269,10 +310,23 @@ void mach_set_assoc(struct mach *m, unsigned cpu, int task, unsigned cls, unsign
     p->task = t == m->ntask ? -1 : (int)t;
     p->cls = cls;
     p->tag = tag < m->ntags ? tag : 0;
-    p->owner = owner_intern(m, t, p->tag);
     p->ts = &m->ts[t];
-    p->m2 = class_masks(p->l2, cls);
-    p->m3 = class_masks(p->l3, cls);
+    for (unsigned c = 0; c < 2; c++) {
+        unsigned w = c < m->nconf ? c : 0; /* one world: C changes nothing */
+        for (unsigned k = 0; k < 2; k++)
+            p->own[c][k] =
+                owner_intern(m, t, p->tag, m->nsub > 1 ? mach_sub(w, k) : 0, cls & 0xffff);
+        p->m2[c] = class_masks(p->l2, w, cls);
+        p->m3[c] = class_masks(p->l3, w, cls);
+    }
+    p->conf_lo = m->nconf > 1 ? m->tee[t].lo : 0;
+    p->conf_len = m->nconf > 1 ? m->tee[t].len : 0;
+}
+
+void mach_set_tee(struct mach *m, unsigned task, uint64_t lo, uint64_t len)
+{
+    if (task < m->ntask)
+        m->tee[task] = (struct mach_tee){lo, len};
 }
 
 void mach_set_task(struct mach *m, unsigned cpu, int task)
@@ -281,18 +335,39 @@ void mach_set_task(struct mach *m, unsigned cpu, int task)
         mach_set_assoc(m, cpu, task, m->cpu[cpu].cls, m->cpu[cpu].tag);
 }
 
-uint64_t mach_occupancy(const struct mach *m, enum plat_level l, unsigned inst, unsigned tag)
+/* Sums a per-sub-tag array over the sub-tags of (tag, at, conf). */
+static uint64_t sub_sum(const struct mach *m, const uint64_t *a, size_t stride, unsigned tag,
+                        int at, unsigned conf)
+{
+    if (m->nsub == 1)
+        return conf ? 0 : a[(size_t)tag * stride];
+    uint64_t n = 0;
+    for (unsigned t = 0; t < 2; t++)
+        if (at == MACH_ANY || (unsigned)at == t)
+            n += a[((size_t)tag * m->nsub + mach_sub(conf, t)) * stride];
+    return n;
+}
+
+uint64_t mach_occupancy_sel(const struct mach *m, enum plat_level l, unsigned inst, unsigned tag,
+                            int at, unsigned conf, int est)
 {
     struct mach_cache *x = inst_of(m, l, inst);
-    return x && x->acct && tag < m->ntags ? x->occ_tag[tag] : 0;
+    if (!x || !x->acct || tag >= m->ntags || conf >= m->nconf)
+        return 0;
+    if (!est)
+        return sub_sum(m, x->occ_tag, 1, tag, at, conf);
+    uint64_t n = sub_sum(m, x->occ_samp, 1, tag, at, conf);
+    return (n * x->c.sets + x->nsampled / 2) / x->nsampled;
+}
+
+uint64_t mach_occupancy(const struct mach *m, enum plat_level l, unsigned inst, unsigned tag)
+{
+    return mach_occupancy_sel(m, l, inst, tag, MACH_ANY, 0, 0);
 }
 
 uint64_t mach_occupancy_est(const struct mach *m, enum plat_level l, unsigned inst, unsigned tag)
 {
-    struct mach_cache *x = inst_of(m, l, inst);
-    if (!x || !x->acct || tag >= m->ntags)
-        return 0;
-    return (x->occ_samp[tag] * x->c.sets + x->nsampled / 2) / x->nsampled;
+    return mach_occupancy_sel(m, l, inst, tag, MACH_ANY, 0, 1);
 }
 
 uint64_t mach_task_lines(const struct mach *m, enum plat_level l, unsigned task)
@@ -308,15 +383,38 @@ uint64_t mach_bytes(const struct mach *m, unsigned domain, unsigned tag, enum ma
 {
     if (domain >= m->p.ndomains || tag >= m->ntags || (unsigned)c >= MACH_NCTR)
         return 0;
-    return m->bytes[((size_t)domain * m->ntags + tag) * MACH_NCTR + c] / m->p.mon.scale &
-           m->ctr_mask;
+    const uint64_t *a = &m->bytes[(size_t)domain * m->ntags * m->nsub * MACH_NCTR + c];
+    return sub_sum(m, a, MACH_NCTR, tag, MACH_ANY, 0) / m->p.mon.scale & m->ctr_mask;
 }
 
 void mach_bytes_clear(struct mach *m, unsigned domain, unsigned tag)
 {
     if (domain < m->p.ndomains && tag < m->ntags)
-        memset(&m->bytes[((size_t)domain * m->ntags + tag) * MACH_NCTR], 0,
-               MACH_NCTR * sizeof *m->bytes);
+        memset(&m->bytes[((size_t)domain * m->ntags + tag) * m->nsub * MACH_NCTR], 0,
+               m->nsub * MACH_NCTR * sizeof *m->bytes);
+}
+
+uint64_t mach_node_bytes(const struct mach *m, unsigned node, unsigned tag, int at, unsigned conf,
+                         int write)
+{
+    if (node >= m->p.nnodes || tag >= m->ntags || conf >= m->nconf)
+        return 0;
+    const uint64_t *a = &m->node_bytes[(size_t)node * m->ntags * m->nsub * 2 + (write != 0)];
+    return sub_sum(m, a, 2, tag, at, conf);
+}
+
+unsigned mach_bw_class(const struct mach *m, unsigned conf, unsigned cls, unsigned at)
+{
+    return m->nsub > 1 ? (conf * m->p.bw.classes + cls) * 2 + at : cls;
+}
+
+int mach_set_bw_map(struct mach *m, unsigned conf, unsigned cls, unsigned at, unsigned bwcls)
+{
+    if (!m->bw_map || conf >= m->nconf || cls >= m->p.bw.classes || at > 1 || !m->nbw ||
+        bwcls >= m->bw[0].cfg.nclass)
+        return -QOSIM_EINVAL;
+    m->bw_map[(conf * m->p.bw.classes + cls) * 2 + at] = (uint16_t)bwcls;
+    return 0;
 }
 
 int mach_set_bw(struct mach *m, unsigned ctl, unsigned cls, const struct bw_class_set *s)
@@ -343,14 +441,20 @@ static inline int sampled(const struct mach_cache *x, uint64_t block)
     return ((uint32_t)block & x->c.set_mask) % x->samp_period == 0;
 }
 
+static inline unsigned stag_of(const struct mach *m, const struct mach_owner *o)
+{
+    return o->tag * m->nsub + o->sub;
+}
+
 static inline void occ_move(struct mach *m, struct mach_cache *x, uint16_t owner, uint64_t block,
                             int64_t d)
 {
     const struct mach_owner *o = &m->owners[owner];
-    x->occ_tag[o->tag] += (uint64_t)d;
+    unsigned st = stag_of(m, o);
+    x->occ_tag[st] += (uint64_t)d;
     x->occ_task[o->task] += (uint64_t)d;
     if (sampled(x, block))
-        x->occ_samp[o->tag] += (uint64_t)d;
+        x->occ_samp[st] += (uint64_t)d;
 }
 
 static inline unsigned node_of(const struct mach *m, uint64_t block)
@@ -363,9 +467,11 @@ static inline unsigned node_of(const struct mach *m, uint64_t block)
 static void mem_writeback(struct mach *m, struct mach_cpu *p, uint64_t block, uint16_t owner)
 {
     const struct mach_owner *o = &m->owners[owner];
-    m->bytes[((size_t)p->domain * m->ntags + o->tag) * MACH_NCTR + MACH_CTR_WB] += m->line;
+    unsigned st = stag_of(m, o), node = node_of(m, block);
+    m->bytes[((size_t)p->domain * m->ntags * m->nsub + st) * MACH_NCTR + MACH_CTR_WB] += m->line;
+    m->node_bytes[((size_t)node * m->ntags * m->nsub + st) * 2 + 1] += m->line;
     m->ts[o->task].wr_bytes += m->line;
-    mem_write(&m->mem, node_of(m, block), block, p->now);
+    mem_write(&m->mem, node, block, p->now);
 }
 
 void mach_left(struct mach *m, struct mach_cpu *p, struct mach_cache *x,
@@ -405,28 +511,31 @@ void mach_left(struct mach *m, struct mach_cpu *p, struct mach_cache *x,
 
 /* Looks block up in x for p, filling by the class's mask on a miss. */
 static inline int level_ref(struct mach *m, struct mach_cpu *p, struct mach_cache *x,
-                            uint64_t block, uint64_t mask)
+                            uint64_t block, uint64_t mask, uint16_t own)
 {
     struct cache_victim v;
     p->ts->ref[x->level]++;
-    if (cache_ref(&x->c, block, 0, p->owner, mask, &v))
+    if (cache_ref(&x->c, block, 0, own, mask, &v))
         return 1;
     p->ts->miss[x->level]++;
     if (x->acct && (mask & x->c.all_ways))
-        occ_move(m, x, p->owner, block, 1);
+        occ_move(m, x, own, block, 1);
     if (v.valid)
         mach_left(m, p, x, &v);
     return 0;
 }
 
-uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block)
+uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block, unsigned conf)
 {
     unsigned t = kind == HIER_IFETCH ? MACH_CODE : MACH_DATA;
+    uint16_t own = p->own[conf][t];
     uint64_t now = p->now, lat = p->l2->lat;
-    if (level_ref(m, p, p->l2, block, p->m2[t]))
+    if (level_ref(m, p, p->l2, block, p->m2[conf][t], own))
         return lat;
     enum bw_kind bk = m->p.bw.kind;
     unsigned bc = p->cls < m->p.bw.classes ? p->cls : 0;
+    if (m->bw_map) /* the limiter class (C, class, AT) uses */
+        bc = m->bw_map[((conf < m->nconf ? conf : 0) * m->p.bw.classes + bc) * 2 + t];
     /* Latencies are load-to-use from the level that serves the access; what
      * a limiter makes a request wait comes on top. Intel MBA throttles what
      * leaves L2 for the interconnect, L3 hits included. */
@@ -435,7 +544,7 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
         wait = bw_admit(&m->bw[p->domain], bc, p->port, now + lat, m->line) - (now + lat);
     if (p->l3) {
         lat = p->l3->lat + wait;
-        if (level_ref(m, p, p->l3, block, p->m3[t]))
+        if (level_ref(m, p, p->l3, block, p->m3[conf][t], own))
             return lat;
     } else {
         lat += wait;
@@ -446,10 +555,45 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
     else if (bk == BW_SHARE) /* CBQRI: the controller at the memory that serves it */
         lat = bw_admit(&m->bw[node], bc, 0, now + lat, m->line) - now;
     lat += mem_read(&m->mem, p->node, node, block, now + lat);
-    uint64_t *b = &m->bytes[((size_t)p->domain * m->ntags + p->tag) * MACH_NCTR];
+    unsigned st = stag_of(m, &m->owners[own]);
+    uint64_t *b = &m->bytes[((size_t)p->domain * m->ntags * m->nsub + st) * MACH_NCTR];
     b[MACH_CTR_TOTAL] += m->line;
     if (node == p->node)
         b[MACH_CTR_LOCAL] += m->line;
+    m->node_bytes[((size_t)node * m->ntags * m->nsub + st) * 2] += m->line;
     p->ts->rd_bytes += m->line;
     return lat;
+}
+
+uint64_t mach_flush_class(struct mach *m, enum plat_level l, unsigned inst, unsigned conf,
+                          unsigned cls, int at)
+{
+    struct mach_cache *x = inst_of(m, l, inst);
+    struct mach_cpu *p = NULL;
+    for (unsigned c = 0; x && c < m->ncpu && !p; c++) /* a CPU this cache serves */
+        if (m->cpu[c].l2 == x || m->cpu[c].l3 == x || m->cpu[c].l1d == x || m->cpu[c].l1i == x)
+            p = &m->cpu[c];
+    if (!p)
+        return 0;
+    uint64_t n = 0;
+    /* An invalidation may reorder its set (replacement state), so each set
+     * is scanned again from its start until nothing in it matches. */
+    for (uint32_t set = 0; set < x->c.sets; set++) {
+        const struct cache_line *ln = cache_set(&x->c, set);
+        for (unsigned w = 0; w < x->c.g.assoc; w++) {
+            if (ln[w].tag == CACHE_TAG_INVALID)
+                continue;
+            const struct mach_owner *o = &m->owners[ln[w].owner];
+            unsigned sub = m->nsub > 1 ? o->sub : 0;
+            if (o->cls != cls || sub / 2 != conf || (at != MACH_ANY && sub % 2 != (unsigned)at))
+                continue;
+            struct cache_victim v;
+            if (cache_invalidate(&x->c, ln[w].tag, &v)) {
+                mach_left(m, p, x, &v); /* dirty data goes down, copies above go too */
+                n++;
+                w = (unsigned)-1;
+            }
+        }
+    }
+    return n;
 }

@@ -8,6 +8,16 @@
  *   - byte counters per (L3 domain, tag) where the LLC meets memory;
  *   - bandwidth limiters per (domain or controller, class).
  *
+ * On a platform with CBQRI controllers the machine also keeps apart what
+ * those tell apart (spec 2.2, 5.2.2): every request carries an access type
+ * (AT 0 data, AT 1 code) and a C bit (set when the running task's TEE
+ * region holds the address). A request with C set uses the confidential
+ * classes (class + the level's class count), which the secure register
+ * windows program; tags are split into sub-tags per (C, AT) so each
+ * controller can count occupancy and bytes per MCID, AT and C; and each
+ * (C, class, AT) maps to a bandwidth limiter class of its own choosing
+ * (useShared). Elsewhere there is one world and one sub-tag per tag.
+ *
  * Time is in ticks, MACH_TICK per core cycle. Addresses are physical: a
  * task's virtual space is placed at mach_phys_base(node, task), so the NUMA
  * node of every line is known from its address. */
@@ -34,12 +44,13 @@ struct mach_cache {
     enum plat_level level;
     unsigned inst;
     uint64_t lat;          /* ticks */
-    unsigned nclass;       /* classes with their own masks (>= 1) */
-    uint64_t *mask;        /* [nclass * 2]: ways class k may fill for data [2k] and code [2k+1] */
+    unsigned nclass;       /* classes with their own masks (>= 1), per world */
+    uint64_t *mask;        /* [nconf * nclass * 2]: ways class k of world c may fill for data
+                              [2(c * nclass + k)] and code [... + 1] */
     uint64_t ways_per_bit; /* capacity bitmask bit -> ways */
     int acct;              /* occupancy is kept here (monitored, or the last level) */
-    uint64_t *occ_tag, *occ_samp, *occ_task; /* lines: exact per tag, sampled sets per tag,
-                                                per task (ground truth) */
+    uint64_t *occ_tag, *occ_samp, *occ_task; /* lines: exact per sub-tag, sampled sets per
+                                                sub-tag, per task (ground truth) */
     uint32_t samp_period;                    /* set s is sampled when s % samp_period == 0 */
     uint32_t nsampled;
     struct mach_cache **above; /* caches an inclusive eviction here must invalidate */
@@ -58,20 +69,35 @@ struct mach_cpu {
     uint64_t now; /* ticks */
     struct mach_cache *l1i, *l1d, *l2, *l3;
     unsigned id, node, domain, port;
-    unsigned cls, tag;       /* association */
-    int task;                /* running task, -1 when idle */
-    uint16_t owner;          /* (task, tag) the lines it fills carry */
-    const uint64_t *m2, *m3; /* L2 and L3 masks of its class: [data, code] */
-    struct mach_tstat *ts;   /* the running task's counters */
+    unsigned cls, tag;             /* association */
+    int task;                      /* running task, -1 when idle */
+    uint16_t own[2][2];            /* owner its lines carry, per [C][MACH_DATA/CODE] */
+    const uint64_t *m2[2], *m3[2]; /* L2 and L3 masks of its class per C: [data, code] */
+    uint64_t conf_lo, conf_len;    /* the running task's TEE region, physical */
+    struct mach_tstat *ts;         /* the running task's counters */
 };
 
+/* What a line remembers of the request that filled it. */
 struct mach_owner {
     uint16_t task, tag;
+    uint16_t sub; /* C * 2 + AT where the machine splits them, else 0 */
+    uint16_t cls; /* class of the request, in its world */
+};
+
+/* The part of a line's owner the machine keeps per-tag counts by. */
+static inline unsigned mach_sub(unsigned conf, unsigned type)
+{
+    return conf * 2 + type;
+}
+
+struct mach_tee {
+    uint64_t lo, len; /* physical */
 };
 
 struct mach {
     struct plat p;
     unsigned ncpu, ntask, ntags;
+    unsigned nconf, nsub; /* worlds (2 with a C bit, else 1); sub-tags per tag (4 or 1) */
     struct mach_cpu *cpu;
     struct mach_cache *cache[PLAT_NLEVEL]; /* instances of each level */
     unsigned ncache[PLAT_NLEVEL];
@@ -80,11 +106,15 @@ struct mach {
     struct mem mem;
     struct bw *bw; /* limiters: per domain (delay, rate) or per node (share) */
     unsigned nbw;
-    uint64_t *bytes; /* [ndomains][ntags][MACH_NCTR] raw byte counts */
+    uint16_t *bw_map;     /* [nconf][bw classes][2]: limiter class of (C, class, AT) */
+    uint64_t *bytes;      /* [ndomains][ntags * nsub][MACH_NCTR] raw byte counts */
+    uint64_t *node_bytes; /* [nnodes][ntags * nsub][2]: reads and writebacks served by
+                             each node's memory, raw bytes, never wrapped */
     uint64_t ctr_mask;
     struct mach_owner *owners;
     unsigned nowners;
-    uint16_t *owner_of;     /* [ntask * ntags], 0xffff: none yet */
+    uint16_t *owner_hash;   /* open addressing over owners, 0xffff: empty */
+    struct mach_tee *tee;   /* [ntask + 1] */
     struct mach_tstat *ts;  /* [ntask] */
     struct mach_tstat idle; /* where an idle CPU's counts would go */
     double ticks_per_sec;
@@ -108,6 +138,12 @@ int mach_set_mask(struct mach *m, enum plat_level l, unsigned inst, unsigned cls
                   uint64_t ways);
 uint64_t mach_get_mask(const struct mach *m, enum plat_level l, unsigned inst, unsigned cls,
                        enum mach_type t);
+/* Masks of the confidential classes (requests with C set): class cls of
+ * world 1; mach_set_mask is world 0. Only where nconf is 2. */
+int mach_set_mask_conf(struct mach *m, enum plat_level l, unsigned inst, unsigned conf,
+                       unsigned cls, enum mach_type t, uint64_t ways);
+uint64_t mach_get_mask_conf(const struct mach *m, enum plat_level l, unsigned inst, unsigned conf,
+                            unsigned cls, enum mach_type t);
 /* Turns a capacity bitmask of the level into ways (each bit is ways_per_bit ways). */
 uint64_t mach_cbm_ways(const struct mach *m, enum plat_level l, uint64_t cbm);
 /* What a CPU's association register holds: the class and tag of its requests.
@@ -117,25 +153,51 @@ void mach_set_assoc(struct mach *m, unsigned cpu, int task, unsigned cls, unsign
  * now, and ground truth follows it; the class and tag stay what the
  * association register holds until software writes it, as on hardware. */
 void mach_set_task(struct mach *m, unsigned cpu, int task);
+/* A task's TEE region (physical [lo, lo + len)): its requests there carry
+ * the C bit (CBQRI 5.2.2). len 0: none. From the next association on. */
+void mach_set_tee(struct mach *m, unsigned task, uint64_t lo, uint64_t len);
 /* Occupancy in lines of a tag in one cache instance: exact, and estimated
- * from the sampled sets. */
+ * from the sampled sets; non-confidential requests of both types. */
 uint64_t mach_occupancy(const struct mach *m, enum plat_level l, unsigned inst, unsigned tag);
 uint64_t mach_occupancy_est(const struct mach *m, enum plat_level l, unsigned inst, unsigned tag);
+#define MACH_ANY (-1) /* either access type */
+/* The same for requests of world conf and access type at (MACH_ANY: both);
+ * est: the sampled estimate. */
+uint64_t mach_occupancy_sel(const struct mach *m, enum plat_level l, unsigned inst, unsigned tag,
+                            int at, unsigned conf, int est);
 /* Lines of a task in every instance of a level (ground truth). */
 uint64_t mach_task_lines(const struct mach *m, enum plat_level l, unsigned task);
 /* A byte counter of (L3 domain, tag), wrapped to the profile's width. */
 uint64_t mach_bytes(const struct mach *m, unsigned domain, unsigned tag, enum mach_ctr c);
 /* Zeroes the byte counters of (L3 domain, tag). */
 void mach_bytes_clear(struct mach *m, unsigned domain, unsigned tag);
-/* Bandwidth limiter setting of class cls at limiter ctl (a domain or a node). */
+/* Bytes of a tag's requests of world conf and type at (MACH_ANY: both)
+ * that node's memory served: reads, or (write) writebacks. Raw, unwrapped. */
+uint64_t mach_node_bytes(const struct mach *m, unsigned node, unsigned tag, int at, unsigned conf,
+                         int write);
+/* Bandwidth limiter setting of limiter class cls at limiter ctl (a domain
+ * or a node). Without a C bit the limiter classes are the classes; with
+ * one there are nconf * classes * 2, mach_bw_class's. */
 int mach_set_bw(struct mach *m, unsigned ctl, unsigned cls, const struct bw_class_set *s);
+/* The limiter class of requests of (world conf, class cls, type at); and
+ * which limiter class those requests use (useShared points one AT at
+ * another's). Reset: every (conf, cls, at) uses limiter class cls. */
+unsigned mach_bw_class(const struct mach *m, unsigned conf, unsigned cls, unsigned at);
+int mach_set_bw_map(struct mach *m, unsigned conf, unsigned cls, unsigned at, unsigned bwcls);
+/* Writes back and invalidates, in one cache instance, the lines filled by
+ * class cls of world conf with access type at (MACH_ANY: both), as
+ * CBO.FLUSH would (CBQRI 3.5 FLUSH_RCID). Returns the lines flushed. */
+uint64_t mach_flush_class(struct mach *m, enum plat_level l, unsigned inst, unsigned conf,
+                          unsigned cls, int at);
 /* The valid lines of one cache instance (for invariants). */
 uint64_t mach_valid_lines(const struct mach *m, enum plat_level l, unsigned inst);
 
 /* ---- the access path ---- */
 
-/* Everything after an L1 miss; returns the latency in ticks. */
-uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block);
+/* Everything after an L1 miss of a request of world conf; returns the
+ * latency in ticks. */
+uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block,
+                   unsigned conf);
 /* Handles a line that left cache x (evicted or invalidated). */
 void mach_left(struct mach *m, struct mach_cpu *p, struct mach_cache *x,
                const struct cache_victim *v);
@@ -144,18 +206,20 @@ void mach_left(struct mach *m, struct mach_cpu *p, struct mach_cache *x,
  * latency in ticks beyond an L1 hit. */
 static inline uint64_t mach_access(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t addr)
 {
-    struct mach_cache *x = kind == HIER_IFETCH ? p->l1i : p->l1d;
-    unsigned lvl = kind == HIER_IFETCH ? PLAT_L1I : PLAT_L1D;
+    int code = kind == HIER_IFETCH;
+    struct mach_cache *x = code ? p->l1i : p->l1d;
+    unsigned lvl = code ? PLAT_L1I : PLAT_L1D;
     uint64_t b = addr >> m->line_bits;
     unsigned dirty = (kind == HIER_STORE || kind == HIER_MODIFY) ? CACHE_F_DIRTY : 0;
+    unsigned conf = addr - p->conf_lo < p->conf_len; /* the C bit */
     struct cache_victim v;
     p->ts->ref[lvl]++;
-    if (cache_ref(&x->c, b, dirty, p->owner, ~0ull, &v))
+    if (cache_ref(&x->c, b, dirty, p->own[conf][code], ~0ull, &v))
         return 0;
     p->ts->miss[lvl]++;
     if (v.valid)
         mach_left(m, p, x, &v);
-    return mach_miss(m, p, kind, b);
+    return mach_miss(m, p, kind, b, conf);
 }
 
 #endif

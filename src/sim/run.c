@@ -44,6 +44,8 @@ int run_init(struct run *r, struct scen *s, struct err *e)
         }
         unsigned node = st->node >= 0 ? (unsigned)st->node : r->m.cpu[st->cpu].node;
         core_task_init(&r->task[i].ct, r->wl[i], mach_phys_base(node, i));
+        if (st->tee_len)
+            mach_set_tee(&r->m, i, mach_phys_base(node, i) | st->tee_va, st->tee_len);
         r->task[i].cpu = st->cpu;
         r->task[i].cls = st->cls;
         r->task[i].tag = st->tag;

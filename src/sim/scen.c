@@ -123,6 +123,41 @@ static int name_ok(const char *s)
     return 1;
 }
 
+/* A task's TEE region (CBQRI 5.2.2: the C bit is a property of the memory
+ * region): `tee: true` for its whole space, or {base, size} for part. */
+static int load_tee(const struct scen *s, struct conf *c, struct conf_node *m, struct scen_task *t,
+                    struct err *e)
+{
+    struct conf_node *n = conf_get(m, "tee");
+    if (!n)
+        return 0;
+    const struct plat *p = &s->plat;
+    if (!p->n_cbqri_cap && !p->n_cbqri_bw)
+        return conf_error(c, n, e,
+                          "%s has no C bit: only platforms with CBQRI controllers tell "
+                          "confidential requests apart",
+                          p->name);
+    const uint64_t space = 1ull << MACH_VA_BITS;
+    if (n->type != CONF_MAP) {
+        int on = 0, rc = conf_bool(c, m, "tee", CONF_REQ, &on, e);
+        t->tee_va = 0;
+        t->tee_len = on ? space : 0;
+        return rc;
+    }
+    uint64_t base = 0, size = 0;
+    int rc = conf_u64(c, n, "base", CONF_REQ, 0, space - 1, &base, e);
+    if (!rc)
+        rc = conf_size(c, n, "size", CONF_REQ, 1, space, &size, e);
+    if (!rc && size > space - base)
+        rc = conf_error(c, n, e, "the region passes the top of the task's %d-bit space",
+                        MACH_VA_BITS);
+    if (!rc)
+        rc = conf_check_unused(c, n, e);
+    t->tee_va = base;
+    t->tee_len = size;
+    return rc;
+}
+
 static int load_tasks(struct scen *s, struct conf *c, const char *base, struct err *e)
 {
     struct conf_node *n = conf_get(c->root, "tasks");
@@ -163,6 +198,8 @@ static int load_tasks(struct scen *s, struct conf *c, const char *base, struct e
         if (!rc)
             rc = conf_u64(c, m, "node", CONF_OPT, 0, p->nnodes - 1, &node, e);
         if (rc)
+            return rc;
+        if ((rc = load_tee(s, c, m, t, e)))
             return rc;
         snprintf(t->name, sizeof t->name, "%s", name);
         t->cpu = (unsigned)cpu;
@@ -459,6 +496,8 @@ void scen_free(struct scen *s)
     free(s->task);
     free(s->qos.grp);
     free(s->qos.init);
+    free(s->qos.tinit);
+    free(s->qos.resv);
     free(s->qos.task_grp);
     s->phase = NULL;
     s->task = NULL;

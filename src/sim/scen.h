@@ -12,7 +12,8 @@ struct scen_task {
     char name[64];
     unsigned cpu;
     unsigned cls, tag;
-    int node; /* NUMA node of its memory; -1: its CPU's */
+    int node;                 /* NUMA node of its memory; -1: its CPU's */
+    uint64_t tee_va, tee_len; /* TEE region (virtual): requests there carry C; len 0: none */
     int is_trace;
     struct wl_params wp;
     char trace[512];
@@ -34,10 +35,13 @@ struct scen_qos_set {
     unsigned grp;                   /* index into scen_qos.grp */
     unsigned has_mask[PLAT_NLEVEL]; /* bit MACH_DATA, bit MACH_CODE */
     uint64_t mask[PLAT_NLEVEL][2];  /* capacity bitmasks, [level][MACH_DATA / MACH_CODE] */
-    int has_mba, has_limit;
-    unsigned mba;  /* percent of bandwidth, as resctrl's MB and pqos: 100 unthrottled */
-    double limit;  /* bytes per second; 0 unlimited */
-    unsigned line; /* where it was written, for messages */
+    int has_mba, has_limit, has_share;
+    unsigned mba;          /* percent of bandwidth, as resctrl's MB and pqos: 100 unthrottled */
+    double limit;          /* bytes per second; 0 unlimited */
+    unsigned rbwb, weight; /* CBQRI: reserved bandwidth blocks (of NBWBLKS) and Mweight */
+    int secure;            /* CBQRI: for the group's confidential requests, through the
+                              secure register windows (spec 5.2) */
+    unsigned line;         /* where it was written, for messages */
 };
 
 enum scen_mon { SCEN_MON_NONE, SCEN_MON_TASK, SCEN_MON_GROUP };
@@ -46,10 +50,13 @@ enum scen_mon { SCEN_MON_NONE, SCEN_MON_TASK, SCEN_MON_GROUP };
  * (drv/qos.h) as register writes; the driver allocates their identifiers. */
 struct scen_qos {
     int present;
-    int cdp[PLAT_NLEVEL];      /* code/data prioritization to turn on */
-    enum scen_mon monitor;     /* an RMID per task, per group, or none */
-    char (*grp)[64];           /* group names */
-    struct scen_qos_set *init; /* [ngrp] settings at the start */
+    int cdp[PLAT_NLEVEL];       /* code/data prioritization to turn on */
+    enum scen_mon monitor;      /* an RMID per task, per group, or none */
+    char (*grp)[64];            /* group names */
+    struct scen_qos_set *init;  /* [ngrp] settings at the start */
+    struct scen_qos_set *tinit; /* [ngrp] CBQRI: settings for confidential requests */
+    unsigned *resv;             /* [2][ngrp] CBQRI: blocks reserved, normal and secure, as
+                                   the phases read so far leave them (for sum checks) */
     unsigned ngrp;
     int *task_grp; /* [ntask] group of each task; -1: the default group (COS 0) */
 };

@@ -42,12 +42,20 @@ static int list_task(const struct scen *s, struct conf *c, struct conf_node *x, 
                       x->type == CONF_SCALAR ? x->val : "(not a name)");
 }
 
+static int is_riscv(const struct scen *s)
+{
+    return s->plat.vendor == PLAT_RISCV;
+}
+
 /* Intel takes only contiguous, non-zero masks unless CPUID.10H ECX[3] says
- * otherwise (SDM 17.19.4.2); AMD takes any mask, all-zero included. */
+ * otherwise (SDM 17.19.4.2); AMD takes any mask, all-zero included; CBQRI
+ * any mask with at least one block (spec 3.5: STATUS 5 otherwise). */
 static int check_mask(const struct scen *s, struct conf *c, struct conf_node *n, enum plat_level l,
                       uint64_t v, struct err *e)
 {
     const struct plat_alloc *a = &s->plat.cache[l].alloc;
+    if (is_riscv(s) && !v)
+        return conf_error(c, n, e, "0x0: a CBQRI capacity allocation needs at least one block");
     if (s->plat.vendor == PLAT_INTEL && !a->sparse && (!v || ((v + (v & -v)) & v)))
         return conf_error(c, n, e,
                           "0x%llx: %s of %s takes only non-zero masks whose bits are contiguous",
@@ -74,7 +82,12 @@ static int load_mask(const struct scen *s, struct conf *c, struct conf_node *map
         q->has_mask[l] = 1u << MACH_DATA | 1u << MACH_CODE;
         return 0;
     }
-    if (!s->qos.cdp[l])
+    if (is_riscv(s) && !a->cdp)
+        return conf_error(c, n, e,
+                          "the %s capacity controllers of %s have one allocation for code and "
+                          "data (no per-AT limits)",
+                          key, s->plat.name);
+    if (!is_riscv(s) && !s->qos.cdp[l])
         return conf_error(c, n, e, "code and data masks need CDP: add %s to qos.cdp", key);
     static const char *const types[2] = {[MACH_DATA] = "data", [MACH_CODE] = "code"};
     for (int t = MACH_DATA; t <= MACH_CODE; t++) {
@@ -96,7 +109,34 @@ static int load_bw(const struct scen *s, struct conf *c, struct conf_node *map,
 {
     const struct plat_bw *b = &s->plat.bw;
     struct conf_node *mba = conf_get(map, "mba"), *lim = conf_get(map, "limit");
+    struct conf_node *res = conf_get(map, "reserve"), *wt = conf_get(map, "weight");
     int rc = 0;
+    if ((res || wt) && b->kind != BW_SHARE)
+        return conf_error(c, res ? res : wt, e,
+                          "%s has no bandwidth reservations (reserve and weight are CBQRI's)",
+                          s->plat.name);
+    if ((mba || lim) && b->kind == BW_SHARE)
+        return conf_error(c, mba ? mba : lim, e,
+                          "%s reserves bandwidth blocks: use reserve (percent) and weight",
+                          s->plat.name);
+    if (res || wt) {
+        /* Rbwb counts blocks of NBWBLKS (spec 4.5), 1 to MRBWB. */
+        double pct = 0;
+        uint64_t w = 1;
+        if (res && (rc = conf_pct(c, map, "reserve", CONF_REQ, &pct, e)))
+            return rc;
+        if (wt && (rc = conf_u64(c, map, "weight", CONF_REQ, 0, 255, &w, e)))
+            return rc;
+        q->rbwb = (unsigned)(pct / 100 * b->nblks + 0.5);
+        if (res && (q->rbwb < 1 || q->rbwb > b->mrbwb))
+            return conf_error(c, res, e,
+                              "%g%% is %u of %u blocks; a reservation is 1 to %u blocks (MRBWB)",
+                              pct, q->rbwb, b->nblks, b->mrbwb);
+        if (!res)
+            q->rbwb = 1; /* a weight alone: the least reservation there is */
+        q->weight = (unsigned)w;
+        q->has_share = 1;
+    }
     if (mba && b->kind != BW_DELAY)
         return conf_error(c, mba, e, "%s has no MBA throttle%s", s->plat.name,
                           b->kind == BW_RATE ? " (it limits bandwidth by rate: use limit)" : "");
@@ -127,15 +167,59 @@ static int load_bw(const struct scen *s, struct conf *c, struct conf_node *map,
     return 0;
 }
 
-/* The settings keys of a group (qos.groups[i] or a phase's qos[i]). */
-static int load_settings(const struct scen *s, struct conf *c, struct conf_node *map,
-                         struct scen_qos_set *q, struct err *e)
+/* A group's reservations stay within what the controller lets be reserved,
+ * with one block left for the default group (Rbwb is at least 1, 4.5). */
+static int check_resv(struct scen *s, struct conf *c, struct conf_node *map,
+                      const struct scen_qos_set *q, struct err *e)
+{
+    struct scen_qos *sq = &s->qos;
+    if (!q->has_share || q->grp >= sq->ngrp)
+        return 0;
+    unsigned *r = &sq->resv[(q->secure ? sq->ngrp : 0)], sum = 0;
+    r[q->grp] = q->rbwb;
+    for (unsigned g = 0; g < sq->ngrp; g++)
+        sum += r[g];
+    if (sum + 1 > s->plat.bw.mrbwb)
+        return conf_error(c, conf_get(map, "reserve") ? conf_get(map, "reserve") : map, e,
+                          "%sgroups would reserve %u of %u blocks; at most %u may be, one "
+                          "staying with the default group",
+                          q->secure ? "confidential " : "", sum, s->plat.bw.nblks,
+                          s->plat.bw.mrbwb - 1);
+    return 0;
+}
+
+/* The settings keys of a group (qos.groups[i] or a phase's qos[i]); on a
+ * CBQRI platform `confidential` holds the same keys for the group's
+ * requests with C set, into *tee (NULL: not allowed here). */
+static int load_settings(struct scen *s, struct conf *c, struct conf_node *map,
+                         struct scen_qos_set *q, struct scen_qos_set *tee, struct err *e)
 {
     q->line = map->line;
     int rc = 0;
     for (unsigned k = 0; k < sizeof qos_levels / sizeof *qos_levels && !rc; k++)
         rc = load_mask(s, c, map, qos_levels[k], q, e);
-    return rc ? rc : load_bw(s, c, map, q, e);
+    if (!rc)
+        rc = load_bw(s, c, map, q, e);
+    if (!rc)
+        rc = check_resv(s, c, map, q, e);
+    struct conf_node *t = conf_get(map, "confidential");
+    if (rc || !t)
+        return rc;
+    if (!is_riscv(s))
+        return conf_error(c, t, e, "%s has no confidential (C bit) configuration", s->plat.name);
+    if (!tee)
+        return conf_error(c, t, e, "confidential settings go in a group, not inside another");
+    if ((rc = conf_expect(c, t, CONF_MAP, e)))
+        return rc;
+    tee->grp = q->grp;
+    tee->secure = 1;
+    if ((rc = load_settings(s, c, t, tee, NULL, e)))
+        return rc;
+    if (conf_get(t, "tasks"))
+        return conf_error(c, conf_get(t, "tasks"), e,
+                          "a group's tasks are its tasks in both worlds: list them beside "
+                          "confidential");
+    return conf_check_unused(c, t, e);
 }
 
 static int load_groups(struct scen *s, struct conf *c, struct conf_node *list, struct err *e)
@@ -153,7 +237,9 @@ static int load_groups(struct scen *s, struct conf *c, struct conf_node *list, s
     q->ngrp = list->nkids;
     q->grp = calloc(q->ngrp + 1, sizeof *q->grp);
     q->init = calloc(q->ngrp + 1, sizeof *q->init);
-    if (!q->grp || !q->init)
+    q->tinit = calloc(q->ngrp + 1, sizeof *q->tinit);
+    q->resv = calloc(2 * (size_t)q->ngrp + 1, sizeof *q->resv);
+    if (!q->grp || !q->init || !q->tinit || !q->resv)
         return err_set(e, -QOSIM_ENOMEM, "out of memory");
     for (unsigned g = 0; g < q->ngrp && !rc; g++) {
         struct conf_node *m = &list->kids[g];
@@ -170,7 +256,9 @@ static int load_groups(struct scen *s, struct conf *c, struct conf_node *list, s
                                   name);
         snprintf(q->grp[g], sizeof q->grp[g], "%s", name);
         q->init[g].grp = g;
-        if ((rc = load_settings(s, c, m, &q->init[g], e)))
+        q->tinit[g].grp = g;
+        q->tinit[g].secure = 1;
+        if ((rc = load_settings(s, c, m, &q->init[g], &q->tinit[g], e)))
             return rc;
         struct conf_node *t = conf_get(m, "tasks");
         if (t && (rc = conf_expect(c, t, CONF_SEQ, e)))
@@ -198,11 +286,6 @@ int scen_qos_load(struct scen *s, struct conf *c, struct err *e)
     int rc = conf_expect(c, n, CONF_MAP, e);
     if (rc)
         return rc;
-    if (s->plat.vendor == PLAT_RISCV)
-        return conf_error(c, n, e,
-                          "%s is a RISC-V platform: its qos section comes with the CBQRI driver; "
-                          "use phases' alloc and bandwidth meanwhile",
-                          s->plat.name);
     q->present = 1;
     q->task_grp = malloc(s->ntask * sizeof *q->task_grp);
     if (!q->task_grp)
@@ -220,6 +303,10 @@ int scen_qos_load(struct scen *s, struct conf *c, struct err *e)
                                   "the task in a qos group instead");
         }
     struct conf_node *cdp = conf_get(n, "cdp");
+    if (cdp && is_riscv(s))
+        return conf_error(c, cdp, e,
+                          "CBQRI has no CDP switch: give a group's L2 or L3 as {code, data} "
+                          "where the controller has per-AT limits");
     if (cdp && (rc = conf_expect(c, cdp, CONF_SEQ, e)))
         return rc;
     for (unsigned k = 0; cdp && k < cdp->nkids; k++) {
@@ -243,6 +330,8 @@ int scen_qos_load(struct scen *s, struct conf *c, struct err *e)
         return rc;
     if (!g && !(q->grp = calloc(1, sizeof *q->grp)))
         return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    if (!g && !(q->resv = calloc(1, sizeof *q->resv)))
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
     /* RMID 0 stays with the default group, as in resctrl. */
     unsigned need = 1 + (q->monitor == SCEN_MON_TASK ? s->ntask : q->ngrp);
     if (q->monitor != SCEN_MON_NONE && need > s->plat.mon.tags)
@@ -258,7 +347,7 @@ unsigned scen_qos_phase_count(const struct conf_node *list)
 {
     unsigned n = 0;
     for (unsigned i = 0; list && list->type == CONF_SEQ && i < list->nkids; i++) {
-        n++;
+        n += 2; /* the settings, and their confidential part */
         struct conf_node *t = conf_get(&list->kids[i], "tasks");
         if (t && t->type == CONF_SEQ)
             n += t->nkids;
@@ -288,11 +377,14 @@ int scen_qos_phase(struct scen *s, struct conf *c, struct conf_node *list, struc
             return conf_error(c, conf_get(m, "group"), e, "no qos group called '%s'", name);
         struct scen_set *o = &ph->set[ph->nset++];
         *o = (struct scen_set){.kind = SCEN_QOS, .q.grp = dflt ? UINT32_MAX : g};
-        if ((rc = load_settings(s, c, m, &o->q, e)))
+        struct scen_set tee = {.kind = SCEN_QOS, .q.grp = o->q.grp, .q.secure = 1};
+        if ((rc = load_settings(s, c, m, &o->q, &tee.q, e)))
             return rc;
-        if (dflt &&
-            (o->q.has_mask[PLAT_L3] || o->q.has_mask[PLAT_L2] || o->q.has_mba || o->q.has_limit))
+        if (dflt && (o->q.has_mask[PLAT_L3] || o->q.has_mask[PLAT_L2] || o->q.has_mba ||
+                     o->q.has_limit || o->q.has_share || conf_get(m, "confidential")))
             return conf_error(c, m, e, "the default group (class 0) keeps its reset settings");
+        if (conf_get(m, "confidential"))
+            ph->set[ph->nset++] = tee;
         struct conf_node *t = conf_get(m, "tasks");
         if (t && (rc = conf_expect(c, t, CONF_SEQ, e)))
             return rc;

@@ -1,7 +1,10 @@
 #!/bin/bash
 # End-to-end experiments through the registers: scenarios whose qos section
 # the x86 driver carries out as MSR writes (masks, CDP, MBA, L3BE, and
-# PQR_ASSOC at every context switch), with monitoring read from QM_CTR.
+# PQR_ASSOC at every context switch), with monitoring read from QM_CTR;
+# and the CBQRI driver as MMIO and sqoscfg writes (block masks, bandwidth
+# reservations and weights, confidential allocations through the secure
+# windows), with monitoring read from the controllers' counters.
 # The scenarios are in tests/e2e/qos/; each states what it sets up.
 . "$(dirname "$0")/lib.sh"
 Q="$(cd "$(dirname "$0")" && pwd)/qos"
@@ -133,7 +136,34 @@ bad "more groups than classes" 'qos.groups: 8 groups and the default group need 
 bad "an unknown qos key" 'qos.colour: unknown key' 'qos: {colour: red}'
 bad "monitoring where there is none" 'monitoring by task needs 2 RMIDs; intel-atom has 0' \
     'qos: {monitor: task}' intel-atom
-bad "RISC-V (its driver is another issue)" 'riscv-soc is a RISC-V platform' 'qos: {}' riscv-soc
+bad "CBQRI: an empty block mask" 'qos.groups\[0\].L3: 0x0: a CBQRI capacity allocation needs at least one block' \
+    'qos: {groups: [{name: a, L3: 0}]}' riscv-soc
+bad "CBQRI: a mask past NCBLKS" 'qos.groups\[0\].L2: .*out of range' 'qos: {groups: [{name: a, L2: 0x100}]}' riscv-soc
+bad "CBQRI: per-AT masks without per-AT limits" 'L3 capacity controllers of riscv-soc have one allocation for code and data' \
+    'qos: {groups: [{name: a, L3: {code: 1, data: 2}}]}' riscv-soc
+bad "CBQRI: no CDP switch" 'qos.cdp: CBQRI has no CDP switch' 'qos: {cdp: [L3]}' riscv-soc
+bad "CBQRI: MBA keys" 'riscv-soc reserves bandwidth blocks: use reserve \(percent\) and weight' \
+    'qos: {groups: [{name: a, mba: 50}]}' riscv-soc
+bad "CBQRI: a reservation on x86" 'intel-xeon has no bandwidth reservations' \
+    'qos: {groups: [{name: a, reserve: 10%}]}'
+bad "CBQRI: a reservation under one block" '0.1% is 0 of 256 blocks; a reservation is 1 to 224 blocks' \
+    'qos: {groups: [{name: a, reserve: 0.1%}]}' riscv-soc
+bad "CBQRI: reservations past MRBWB" 'qos.groups\[1\].reserve: groups would reserve 230 of 256 blocks; at most 223 may be' \
+    'qos: {groups: [{name: a, reserve: 50%}, {name: b, reserve: 40%}]}' riscv-soc
+bad "CBQRI: confidential on x86" 'intel-xeon has no confidential \(C bit\) configuration' \
+    'qos: {groups: [{name: a, confidential: {L3: 1}}]}'
+bad "CBQRI: tasks inside confidential" "a group's tasks are its tasks in both worlds" \
+    'qos: {groups: [{name: a, confidential: {tasks: [t]}}]}' riscv-soc
+bad "CBQRI: confidential reservations past MRBWB" 'confidential groups would reserve 231 of 256 blocks' \
+    'qos: {groups: [{name: a, confidential: {reserve: 80%}}, {name: b, confidential: {reserve: 10%}}]}' riscv-soc
+bad "CBQRI: weight out of range" 'qos.groups\[0\].weight: .*out of range' \
+    'qos: {groups: [{name: a, weight: 256}]}' riscv-soc
+printf 'platform: intel-xeon\nduration: 1ms\ntasks:\n  - {name: t, cpu: 0, tee: true, workload: {pattern: seq}}\n' >"$TMP/bad.yaml"
+expect "refused: a TEE region on x86" 2 "$QOSIM" run "$TMP/bad.yaml"
+has "message: no C bit" "$TMP/err" 'tasks\[0\].tee: intel-xeon has no C bit'
+printf 'platform: riscv-soc\nduration: 1ms\ntasks:\n  - {name: t, cpu: 0, tee: {base: 0x7fffffffffff, size: 4K}, workload: {pattern: seq}}\n' >"$TMP/bad.yaml"
+expect "refused: a TEE region past the task's space" 2 "$QOSIM" run "$TMP/bad.yaml"
+has "message: past the top" "$TMP/err" 'tasks\[0\].tee: the region passes the top of the task'
 printf 'platform: intel-xeon\nduration: 1ms\ntasks:\n  - {name: t, cpu: 0, class: 1, workload: {pattern: seq}}\nqos: {}\n' >"$TMP/bad.yaml"
 expect "refused: a task's own class beside a qos section" 2 "$QOSIM" run "$TMP/bad.yaml"
 has "message: the driver assigns classes" "$TMP/err" 'tasks\[0\].class: with a qos section the driver assigns'
@@ -146,3 +176,69 @@ has "message: needs a qos section" "$TMP/err" 'phases\[0\].qos: phase qos settin
 printf 'platform: intel-xeon\nduration: 2ms\ntasks:\n  - {name: t, cpu: 0, workload: {pattern: seq}}\nqos: {}\nphases:\n  - {at: 1ms, qos: [{group: b}]}\n' >"$TMP/bad.yaml"
 expect "refused: an unknown group in a phase" 2 "$QOSIM" run "$TMP/bad.yaml"
 has "message: no qos group" "$TMP/err" "phases\\[0\\].qos\\[0\\].group: no qos group called 'b'"
+
+# ---- RISC-V CBQRI through the driver -----------------------------------------
+# Capacity isolation through cc_block_mask, as for x86 above.
+table cat-riscv "$Q/cat-riscv.yaml" --csv "$TMP/cat-riscv.csv"
+table alone-riscv "$Q/cat-riscv.yaml" --only victim
+table shared-riscv "$Q/shared-riscv.yaml"
+iso=$(col "$TMP/cat-riscv" start victim 2) alone=$(col "$TMP/alone-riscv" start victim 2)
+sh=$(col "$TMP/shared-riscv" start victim 2)
+claim "riscv-soc L3 blocks: victim MPKI $iso within 10% of alone $alone" near "$iso" "$alone" 0.10
+claim "riscv-soc L3 blocks: victim MPKI $sh without masks >= 2 x alone $alone" ge "$sh" "$alone" 2
+claim "riscv-soc: the victim has a steady miss rate to compare (MPKI $alone > 10)" ge "$alone" 10 1
+# Counters equal ground truth: occupancy read through cc_mon_ctr_val is the
+# MCID's lines and the task's at every interval; bytes read through
+# bc_mon_ctr_val, across wraps of the 24-bit counter, are the task's reads.
+has "csv names the MCID" "$TMP/cat-riscv.csv" ',mcid,mon_occupancy_bytes,'
+same "CBQRI occupancy equals the MCID's lines and the task's at every reading" \
+    "$(awk -F, 'NR > 1 && ($13 != $20 || $12 != $20) { n++ } END { print n + 0 }' "$TMP/cat-riscv.csv")" 0
+for t in victim stream1; do
+    read -r truth mon wraps < <(awk -F, -v t=$t 'NR > 1 && $4 == t { g += $15; m += $21 }
+        END { printf "%d %d %d", g, m, m / 16777216 }' "$TMP/cat-riscv.csv")
+    same "CBQRI bytes of $t equal ground truth ($truth)" "$mon" "$truth"
+    claim "CBQRI bytes of $t: the 24-bit counter wrapped ($wraps times)" ge "$wraps" 1 1
+done
+
+# Bandwidth reservations and Mweight under saturation (share-riscv.yaml):
+# each group gets at least its reservation, the spare splits 1:2:5 within
+# 5% of the spare, and a group alone gets the whole controller.
+expect "share-riscv runs" 0 "$QOSIM" run "$Q/share-riscv.yaml" --csv "$TMP/share.csv"
+gbw() { # gbw CSV GROUP-LETTER: the group's read GB/s after settling
+    awk -F, -v g="$2" 'NR > 1 && $1 >= 0.002 && substr($4, 1, 1) == g { b += $15; t[$1] = $2 }
+        END { for (k in t) s += t[k] - k; printf "%.4f", b / s / 1e9 }' "$1"
+}
+cap=12.8 spare=3.2 # 256 - 192 reserved blocks of 12.8 GB/s
+for x in a:40:1 b:25:2 c:10:5; do
+    IFS=: read -r g pct w <<<"$x"
+    got=$(gbw "$TMP/share.csv" $g)
+    rbwb=$(awk -v p=$pct 'BEGIN { printf "%d", p / 100 * 256 + 0.5 }')
+    resv=$(awk -v r=$rbwb -v c=$cap 'BEGIN { print r / 256 * c }')
+    claim "CBQRI share: group $g gets $got GB/s, at least its reservation $resv" ge "$got" "$resv" 1
+    want=$(awk -v r=$resv -v s=$spare -v w=$w 'BEGIN { print r + s * w / 8 }')
+    claim "CBQRI share: group $g's $got GB/s is its reservation plus ${w}/8 of the spare ($want) within 5% of the spare" \
+        awk -v a="$got" -v b="$want" -v s=$spare 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.05 * s) }'
+done
+expect "share-riscv: group c alone" 0 "$QOSIM" run "$Q/share-riscv.yaml" --only c1,c2,c3 --csv "$TMP/alone.csv"
+got=$(gbw "$TMP/alone.csv" c)
+claim "CBQRI share: a lone group gets the whole controller ($got of $cap GB/s, within 2%)" near "$got" $cap 0.02
+same "CBQRI share: the controller's counts equal the groups' reads" \
+    "$(awk -F, 'NR > 1 { g[$19] += $15; if (!($19 SUBSEP $1 in seen)) { seen[$19, $1] = 1; m[$19] += $21 } }
+        END { for (k in g) if (g[k] != m[k]) n++; print n + 0 }' "$TMP/share.csv")" 0
+
+# Confidential requests (conf-riscv.yaml): the TEE task is confined by the
+# allocation the secure windows hold, and the normal windows' counters see
+# none of its traffic; the same task outside a TEE is neither.
+table conf "$Q/conf-riscv.yaml"
+sed 's/ tee: true,//' "$Q/conf-riscv.yaml" >"$TMP/notee.yaml"
+table notee "$TMP/notee.yaml"
+llc=$(col "$TMP/conf" start secret 3) rd=$(col "$TMP/conf" start secret 4)
+claim "C=1: secret holds $llc MiB, within its 4 confidential blocks (1 MiB)" ge 1.0 "$llc" 1
+claim "C=1: secret does read memory ($rd GB/s)" ge "$rd" 1 1
+same "C=1: the normal window's occupancy counter of its MCID reads 0" "$(col "$TMP/conf" start secret 7)" 0.00
+same "C=1: the normal window's byte counter of its MCID reads 0" "$(col "$TMP/conf" start secret 8)" 0.00
+claim "C=1: the stream stays out of the confidential blocks ($(col "$TMP/conf" start noisy 3) MiB <= 3)" \
+    ge 3.0 "$(col "$TMP/conf" start noisy 3)" 1
+llc=$(col "$TMP/notee" start secret 3)
+claim "C=0: the same task outside a TEE spreads over the normal allocation ($llc MiB > 2)" ge "$llc" 2 1
+same "C=0: and the normal counters see it" "$(col "$TMP/notee" start secret 7)" "$llc"

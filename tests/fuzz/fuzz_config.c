@@ -37,6 +37,15 @@ static void check_set(const struct scen *s, const struct scen_qos_set *q)
                  (s->plat.bw.kind == BW_DELAY && q->mba <= 100 && 100 - q->mba <= s->plat.bw.max),
              "mba %u", q->mba);
     FZ_CHECK(!q->has_limit || s->plat.bw.kind == BW_RATE, "limit");
+    /* CBQRI: non-empty block masks, Rbwb 1..MRBWB, Mweight a byte. */
+    int rv = s->plat.vendor == PLAT_RISCV;
+    for (int l = 0; rv && l < PLAT_NLEVEL; l++)
+        for (int t = 0; t < 2; t++)
+            FZ_CHECK(!(q->has_mask[l] >> t & 1) || q->mask[l][t], "empty CBQRI mask");
+    FZ_CHECK(!q->has_share || (s->plat.bw.kind == BW_SHARE && q->rbwb >= 1 &&
+                               q->rbwb <= s->plat.bw.mrbwb && q->weight <= 255),
+             "share %u %u", q->rbwb, q->weight);
+    FZ_CHECK(!q->secure || rv, "confidential settings off RISC-V");
 }
 
 static void check_qos(const struct scen *s)
@@ -44,10 +53,13 @@ static void check_qos(const struct scen *s)
     const struct scen_qos *q = &s->qos;
     if (!q->present)
         return;
-    FZ_CHECK(s->plat.vendor != PLAT_RISCV, "qos on riscv");
+    FZ_CHECK(s->plat.vendor != PLAT_RISCV || (!q->cdp[PLAT_L2] && !q->cdp[PLAT_L3]),
+             "CDP on riscv");
     FZ_CHECK(q->ngrp + 1 <= scen_qos_classes(&s->plat, q->cdp), "%u groups", q->ngrp);
-    for (unsigned g = 0; g < q->ngrp; g++)
+    for (unsigned g = 0; g < q->ngrp; g++) {
         check_set(s, &q->init[g]);
+        check_set(s, &q->tinit[g]);
+    }
     for (unsigned i = 0; i < s->ntask; i++)
         FZ_CHECK(q->task_grp[i] >= -1 && q->task_grp[i] < (int)q->ngrp, "task %u", i);
     for (unsigned p = 0; p < s->nphase; p++)

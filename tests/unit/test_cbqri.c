@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "testlib.h"
+#include "tiny_rv.h"
 
 #include "hw/cbqri.h"
 #include "sim/mach.h"
@@ -83,40 +84,10 @@ static void boot(const char *name)
 static void boot_tiny_events(unsigned width, const char *sample, const char *events)
 {
     unboot();
-    char text[2048];
-    snprintf(text, sizeof text,
-             "name: tiny-rv\n"
-             "vendor: riscv\n"
-             "topology: {sockets: 1, nodes: 1, domains: 1, modules: 2, cores: 2, threads: 1}\n"
-             "core: {frequency: 1GHz, cpi: 1, mlp: 1, link: 32}\n"
-             "caches:\n"
-             "  L1I: {size: 1K, ways: 2, latency: 2}\n"
-             "  L1D: {size: 1K, ways: 2, latency: 2}\n"
-             "  L2: {size: 4K, ways: 4, latency: 10, shared_by: module, policy: lru,\n"
-             "       monitored: true, allocation: {classes: 4, cbm_len: 4}}\n"
-             "  L3: {size: 16K, ways: 8, latency: 30, shared_by: domain, policy: lru,\n"
-             "       monitored: true, allocation: {classes: 4, cbm_len: 8, cdp: true}}\n"
-             "memory: {channels: 1, peak: 64GB/s, latency: 100ns}\n"
-             "qos:\n"
-             "  monitoring: {ids: 8, %s, width: %u, scale: 1, sample: %s}\n"
-             "  bandwidth: {kind: share, classes: 4, blocks: 16, mrbwb: 12, window: 1us}\n"
-             "  cbqri:\n"
-             "    capacity:\n"
-             "      - {at: L2, base: 0x10000000, rcids: 4, mcids: 8, blocks: 4, frcid: true}\n"
-             "      - {at: L3, base: 0x10010000, rcids: 4, mcids: 8, blocks: 8}\n"
-             "    bandwidth:\n"
-             "      - {at: memory, base: 0x10020000, rcids: 4, mcids: 8, blocks: 16,"
-             " mrbwb: 12}\n",
-             events, width, sample);
-    struct conf c;
     struct err e = {0};
     struct plat p;
-    if (conf_load_mem(&c, "tiny-rv.yaml", text, strlen(text), &e))
-        fail_msg("conf_load_mem: %s", e.msg);
-    int rc = plat_from_conf(&p, &c, &e);
-    conf_free(&c);
-    if (rc)
-        fail_msg("plat_from_conf: %s", e.msg);
+    if (tiny_rv_plat(&p, width, sample, events, &e))
+        fail_msg("tiny-rv: %s", e.msg);
     boot_plat(&p);
 }
 
@@ -818,8 +789,8 @@ static void test_masks_per_at(void **state)
     MASKS_ARE(PLAT_L2, 0, 3, 0xf, 0xf); /* the other module's L2 */
     /* A hart loads its RCID's masks. */
     run_as(2, 0, 1, 0);
-    IS(M.cpu[2].m3[MACH_DATA], 0x0f);
-    IS(M.cpu[2].m3[MACH_CODE], 0xf0);
+    IS(M.cpu[2].m3[0][MACH_DATA], 0x0f);
+    IS(M.cpu[2].m3[0][MACH_CODE], 0xf0);
 }
 
 /* riscv-soc L2: NCBLKS 8 over 16 ways, two ways per block. */
@@ -865,32 +836,40 @@ static void test_capacity_isolation(void **state)
     IS(COUNTER(T_L3, 2), lines_in(PLAT_L3, 0, 2, 0xfc));
 }
 
-/* bc_bw_alloc reaches the share limiter: a class reserves its unique ATs'
- * Rbwb together and weighs as its AT 0's allocation. */
+/* bc_bw_alloc reaches the share limiter: each (RCID, AT) is a limiter
+ * class of its own, and useShared sends an AT's requests to its sharedAT's. */
+#define BWC(r, at)   mach_bw_class(&M, 0, (r), (at))
+#define BWMAP(r, at) M.bw_map[(r)*2 + (at)]
 static void test_bw_limiter_settings(void **state)
 {
     (void)state;
     assert_int_equal(LIMIT(T_BW, 0, 0, bw_v(4, 10, 0, 0)), CBQRI_ST_SUCCESS);
-    IS(M.bw[0].set[0].rbwb, 4);
-    IS(M.bw[0].set[0].weight, 10);
+    IS(M.bw[0].set[BWC(0, 0)].rbwb, 4);
+    IS(M.bw[0].set[BWC(0, 0)].weight, 10);
+    IS(BWMAP(0, 1), BWC(0, 0)); /* reset: AT 1 shares AT 0's */
     assert_int_equal(LIMIT(T_BW, 1, 0, bw_v(3, 20, 0, 0)), CBQRI_ST_SUCCESS);
-    IS(M.bw[0].set[1].rbwb, 3);
-    IS(M.bw[0].set[1].weight, 20);
+    IS(M.bw[0].set[BWC(1, 0)].rbwb, 3);
+    IS(M.bw[0].set[BWC(1, 0)].weight, 20);
     assert_int_equal(LIMIT(T_BW, 1, 1, bw_v(2, 20, 0, 0)), CBQRI_ST_SUCCESS);
-    IS(M.bw[0].set[1].rbwb, 5);
-    /* AT 0 shares AT 1's now: the class reserves 2 and weighs 30. */
+    IS(M.bw[0].set[BWC(1, 1)].rbwb, 2);
+    IS(BWMAP(1, 0), BWC(1, 0));
+    IS(BWMAP(1, 1), BWC(1, 1));
+    /* AT 0 shares AT 1's now: its class reserves nothing, its requests go
+     * to AT 1's class. */
     assert_int_equal(LIMIT(T_BW, 1, 1, bw_v(2, 30, 0, 0)), CBQRI_ST_SUCCESS);
     assert_int_equal(LIMIT(T_BW, 1, 0, bw_v(0, 0, 1, 1)), CBQRI_ST_SUCCESS);
-    IS(M.bw[0].set[1].rbwb, 2);
-    IS(M.bw[0].set[1].weight, 30);
+    IS(M.bw[0].set[BWC(1, 0)].rbwb, 0);
+    IS(M.bw[0].set[BWC(1, 1)].rbwb, 2);
+    IS(M.bw[0].set[BWC(1, 1)].weight, 30);
+    IS(BWMAP(1, 0), BWC(1, 1));
     IS(READ_LIMIT(T_BW, 1, 0), bw_v(0, 0, 1, 1));
     /* 4 + 2 reserved: RCID 2 may have 6 more, not 7. */
     assert_int_equal(LIMIT(T_BW, 2, 0, bw_v(7, 1, 0, 0)), CBQRI_ST_ALLOC_BAD_LIMIT);
     assert_int_equal(LIMIT(T_BW, 2, 0, bw_v(6, 0, 0, 0)), CBQRI_ST_SUCCESS);
-    IS(M.bw[0].set[2].rbwb, 6);
-    IS(M.bw[0].set[2].weight, 0);
-    IS(M.bw[0].set[3].rbwb, 0);
-    IS(M.bw[0].set[3].weight, 1);
+    IS(M.bw[0].set[BWC(2, 0)].rbwb, 6);
+    IS(M.bw[0].set[BWC(2, 0)].weight, 0);
+    IS(M.bw[0].set[BWC(3, 0)].rbwb, 0);
+    IS(M.bw[0].set[BWC(3, 0)].weight, 1);
 }
 
 /* ======================= monitoring ======================= */
@@ -1004,9 +983,19 @@ static void test_bandwidth_events(void **state)
     IS(COUNTER(T_BW, 1), 10 * 64);
     IS(COUNTER(T_BW, 3), 0);
     IS(COUNTER(T_BW, 0), 0); /* never configured */
-    /* ATV 1: the machine has no per-AT counts: INVALID. */
-    assert_int_equal(MON_OP(CBQRI_S, T_BW, 1, 2, CBQRI_EVT_RD_BYTES, 1, 0), CBQRI_ST_SUCCESS);
-    IS(COUNTER(T_BW, 2), BC_INVALID);
+    /* ATV 1: MCID 2 counts its reads of one access type only. */
+    assert_int_equal(MON_OP(CBQRI_S, T_BW, 1, 2, CBQRI_EVT_RD_BYTES, 1, CBQRI_AT_CODE),
+                     CBQRI_ST_SUCCESS);
+    assert_int_equal(MON_OP(CBQRI_S, T_BW, 1, 3, CBQRI_EVT_RD_BYTES, 1, CBQRI_AT_DATA),
+                     CBQRI_ST_SUCCESS);
+    run_as(0, 0, 0, 2);
+    access_n(0, HIER_LOAD, 0, 8000, 50);
+    access_n(0, HIER_IFETCH, 0, 9000, 20);
+    IS(COUNTER(T_BW, 2), 20 * 64);
+    run_as(0, 0, 0, 3);
+    access_n(0, HIER_LOAD, 0, 10000, 30);
+    access_n(0, HIER_IFETCH, 0, 11000, 40);
+    IS(COUNTER(T_BW, 3), 30 * 64);
 }
 
 /* A 12-bit counter: 100 lines read = 6400 bytes = 4096 + 2304: CTR 2304,
@@ -1056,8 +1045,8 @@ static void test_monitoring_absent(void **state)
 /* ======================= the secure window ======================= */
 
 /* Secure and normal register states are apart in both directions; the
- * secure tables do not reach the machine; secure counters see nothing
- * (the machine makes no C=1 request). */
+ * secure tables program only the confidential classes; secure counters
+ * see nothing while no request carries C. */
 static void test_secure_isolation(void **state)
 {
     (void)state;
@@ -1079,8 +1068,10 @@ static void test_secure_isolation(void **state)
     assert_int_equal(LIMIT_M(sm, SEC(T_BW), 0, 0, bw_v(2, 3, 0, 0)), CBQRI_ST_SUCCESS);
     assert_int_equal(LIMIT_M(sm, SEC(T_BW), 1, 0, bw_v(10, 3, 0, 0)), CBQRI_ST_SUCCESS);
     assert_int_equal(LIMIT(T_BW, 1, 0, bw_v(1, 3, 0, 0)), CBQRI_ST_ALLOC_BAD_LIMIT);
-    IS(M.bw[0].set[0].rbwb, 12);
-    IS(M.bw[0].set[1].rbwb, 0);
+    IS(M.bw[0].set[mach_bw_class(&M, 0, 0, 0)].rbwb, 12);
+    IS(M.bw[0].set[mach_bw_class(&M, 0, 1, 0)].rbwb, 0);
+    IS(M.bw[0].set[mach_bw_class(&M, 1, 0, 0)].rbwb, 2); /* the secure tables' classes */
+    IS(M.bw[0].set[mach_bw_class(&M, 1, 1, 0)].rbwb, 10);
     IS(READ_LIMIT(T_BW, 1, 0), bw_v(0, 1, 0, 0));
     /* Counters: traffic of MCID 2 shows in the normal window only. */
     EVENT(T_L3, 2, CBQRI_EVT_OCCUPANCY);
@@ -1124,6 +1115,118 @@ static void test_secure_isolation(void **state)
             FAULT(no[k], SEC(T_BW) + off, 4);
         }
     same_state(&s, __LINE__);
+}
+
+/* Lines in one cache instance filled by requests of world conf and MCID
+ * mcid, each checked to sit in `ways`. */
+static uint64_t world_lines(enum plat_level l, unsigned inst, unsigned conf, unsigned mcid,
+                            uint64_t ways)
+{
+    const struct mach_cache *x = &M.cache[l][inst];
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < (uint64_t)x->c.sets * x->c.g.assoc; i++) {
+        const struct cache_line *ln = &x->c.lines[i];
+        const struct mach_owner *o = &M.owners[ln->owner];
+        if (ln->tag == CACHE_TAG_INVALID || o->tag != mcid || o->sub / 2 != conf)
+            continue;
+        n++;
+        if (!((ways >> ln->way) & 1))
+            fail_msg("C=%u MCID %u line in way %u outside 0x%llx", conf, mcid, ln->way,
+                     (unsigned long long)ways);
+    }
+    return n;
+}
+
+/* Requests to a task's TEE region carry C (spec 5.2.2): they use the
+ * confidential allocations the secure window programs and count in the
+ * secure counters only; the task's other requests use the normal ones.
+ * Each window's FLUSH_RCID removes its own world's lines only. */
+static void test_confidential_requests(void **state)
+{
+    (void)state;
+    const enum cbqri_mode sm = CBQRI_SECURE_M;
+    /* Task 1's lines 1000..1499 are its TEE region. */
+    mach_set_tee(&M, 1, addr(1, 1000), 500 * 64);
+    assert_int_equal(LIMIT_M(sm, SEC(T_L3), 1, 0, 0x01), CBQRI_ST_SUCCESS);
+    assert_int_equal(LIMIT_M(sm, SEC(T_L3), 1, 1, 0x02), CBQRI_ST_SUCCESS);
+    assert_int_equal(LIMIT_M(sm, SEC(T_L2(0)), 1, 0, 0x1), CBQRI_ST_SUCCESS);
+    assert_int_equal(LIMIT(T_L3, 1, 0, 0x30), CBQRI_ST_SUCCESS);
+    assert_int_equal(LIMIT(T_L3, 1, 1, 0x30), CBQRI_ST_SUCCESS);
+    IS(mach_get_mask_conf(&M, PLAT_L3, 0, 1, 1, MACH_DATA), mach_cbm_ways(&M, PLAT_L3, 0x01));
+    IS(mach_get_mask_conf(&M, PLAT_L3, 0, 1, 1, MACH_CODE), mach_cbm_ways(&M, PLAT_L3, 0x02));
+    IS(mach_get_mask_conf(&M, PLAT_L2, 0, 1, 1, MACH_DATA), mach_cbm_ways(&M, PLAT_L2, 0x1));
+    MASKS_ARE(PLAT_L3, 0, 1, 0x30, 0x30);
+    EVENT(T_L3, 2, CBQRI_EVT_OCCUPANCY);
+    EVENT_M(sm, SEC(T_L3), 2, CBQRI_EVT_OCCUPANCY);
+    EVENT(T_BW, 2, CBQRI_EVT_RD_BYTES);
+    EVENT_M(sm, SEC(T_BW), 2, CBQRI_EVT_RD_BYTES);
+    run_as(0, 1, 1, 2);
+    access_n(0, HIER_LOAD, 1, 1000, 100); /* confidential: way 0 of 32 sets */
+    access_n(0, HIER_LOAD, 1, 0, 100);    /* not: ways 4-5 */
+    IS(world_lines(PLAT_L3, 0, 1, 2, 0x01), 32);
+    IS(world_lines(PLAT_L3, 0, 0, 2, 0x30), 64);
+    IS(COUNTER_M(sm, SEC(T_L3), 2), 32);
+    IS(COUNTER(T_L3, 2), 64);
+    IS(COUNTER_M(sm, SEC(T_BW), 2), 100 * 64);
+    IS(COUNTER(T_BW, 2), 100 * 64);
+    /* Code fetched from the TEE region uses the secure AT 1 mask. */
+    access_n(0, HIER_IFETCH, 1, 1200, 40);
+    IS(world_lines(PLAT_L3, 0, 1, 2, 0x03), 64);
+    IS(COUNTER_M(sm, SEC(T_BW), 2), 140 * 64);
+    IS(COUNTER(T_BW, 2), 100 * 64);
+    IS(M.ts[1].rd_bytes, 240 * 64); /* ground truth: every read, either world */
+    /* Confidential lines in L2 instance 0 fill way 0 only (block 0). */
+    IS(world_lines(PLAT_L2, 0, 1, 2, 0x1) > 0, 1);
+    /* The normal window's FLUSH_RCID leaves the confidential lines. */
+    uint64_t conf2 = world_lines(PLAT_L2, 0, 1, 2, 0x1);
+    assert_int_equal(ALLOC_OP(CBQRI_S, T_L2(0), CBQRI_FLUSH_RCID, 1, 0), CBQRI_ST_SUCCESS);
+    IS(world_lines(PLAT_L2, 0, 0, 2, 0xf), 0);
+    IS(world_lines(PLAT_L2, 0, 1, 2, 0x1), conf2);
+    assert_int_equal(ALLOC_OP(sm, SEC(T_L2(0)), CBQRI_FLUSH_RCID, 1, 0), CBQRI_ST_SUCCESS);
+    IS(world_lines(PLAT_L2, 0, 1, 2, 0x1), 0);
+    /* Without a TEE region, the same addresses are normal requests. */
+    mach_set_tee(&M, 1, 0, 0);
+    run_as(0, 1, 1, 2);
+    access_n(0, HIER_LOAD, 1, 2000, 10);
+    IS(COUNTER_M(sm, SEC(T_BW), 2), 140 * 64);
+    IS(COUNTER(T_BW, 2), 110 * 64);
+}
+
+/* FLUSH_RCID (spec 3.5) writes back and invalidates the lines the RCID
+ * allocated at that cache, and only those; the MCID's occupancy falls with
+ * them; dirty data is not lost. */
+static void test_flush_rcid(void **state)
+{
+    (void)state;
+    EVENT(T_L2(0), 1, CBQRI_EVT_OCCUPANCY);
+    EVENT(T_L2(0), 2, CBQRI_EVT_OCCUPANCY);
+    run_as(0, 0, 1, 1);
+    access_n(0, HIER_STORE, 0, 0, 20); /* 20 dirty lines of RCID 1 */
+    run_as(1, 1, 2, 2);
+    access_n(1, HIER_LOAD, 1, 0, 20);
+    uint64_t l1 = mach_occupancy(&M, PLAT_L2, 0, 1), l2 = mach_occupancy(&M, PLAT_L2, 0, 2);
+    IS(l1 > 0 && l2 > 0, 1);
+    IS(COUNTER(T_L2(0), 1), l1);
+    uint64_t wb = mach_node_bytes(&M, 0, 1, MACH_ANY, 0, 1);
+    uint64_t dirty = 0;
+    assert_int_equal(ALLOC_OP(CBQRI_S, T_L2(0), CBQRI_FLUSH_RCID, 1, 0), CBQRI_ST_SUCCESS);
+    IS(mach_occupancy(&M, PLAT_L2, 0, 1), 0);
+    IS(mach_occupancy(&M, PLAT_L2, 0, 2), l2);
+    IS(COUNTER(T_L2(0), 1), 0);
+    IS(COUNTER(T_L2(0), 2), l2);
+    /* The dirty data stays above (L1 holds its own copies), or went down to
+     * L3 or memory: none is lost. */
+    const struct mach_cache *lv[2] = {&M.cache[PLAT_L1D][0], &M.cache[PLAT_L3][0]};
+    for (int k = 0; k < 2; k++) {
+        const struct mach_cache *x = lv[k];
+        for (uint64_t i = 0; i < (uint64_t)x->c.sets * x->c.g.assoc; i++)
+            dirty += x->c.lines[i].tag != CACHE_TAG_INVALID &&
+                     M.owners[x->c.lines[i].owner].tag == 1 &&
+                     (x->c.lines[i].flags & CACHE_F_DIRTY);
+    }
+    IS(dirty * 64 + mach_node_bytes(&M, 0, 1, MACH_ANY, 0, 1) - wb, 20 * 64);
+    /* L3 has no FLUSH_RCID (FRCID 0): the operation is invalid. */
+    assert_int_equal(ALLOC_OP(CBQRI_S, T_L3, CBQRI_FLUSH_RCID, 1, 0), CBQRI_ST_BAD_OP);
 }
 
 /* ======================= odds and ends ======================= */
@@ -1217,6 +1320,8 @@ int main(void)
         TINY(test_bandwidth_overflow),
         TINY(test_monitoring_absent),
         TINY(test_secure_isolation),
+        TINY(test_confidential_requests),
+        TINY(test_flush_rcid),
         SOC(test_reg_names),
         SOC(test_regif),
         TINY(test_x86_has_no_cbqri),

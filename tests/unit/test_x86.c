@@ -620,10 +620,10 @@ static void test_pqr_per_thread_and_effects(void **state)
     assert_int_equal(M.cpu[0].cls, 0);
     assert_int_equal(M.cpu[0].tag, 0);
     /* The CPU now fills with class 3's masks. */
-    assert_int_equal(M.cpu[1].m3[MACH_DATA], ways(PLAT_L3, 0x00f));
-    assert_int_equal(M.cpu[1].m3[MACH_CODE], ways(PLAT_L3, 0x00f));
-    assert_int_equal(M.cpu[1].m2[MACH_DATA], ways(PLAT_L2, 0x00ff));
-    assert_int_equal(M.cpu[0].m3[MACH_DATA], ways(PLAT_L3, 0x7ff));
+    assert_int_equal(M.cpu[1].m3[0][MACH_DATA], ways(PLAT_L3, 0x00f));
+    assert_int_equal(M.cpu[1].m3[0][MACH_CODE], ways(PLAT_L3, 0x00f));
+    assert_int_equal(M.cpu[1].m2[0][MACH_DATA], ways(PLAT_L2, 0x00ff));
+    assert_int_equal(M.cpu[0].m3[0][MACH_DATA], ways(PLAT_L3, 0x7ff));
     /* A refused write changes nothing. */
     WR_GP(1, PQR, pqr(16, 17));
     assert_int_equal(M.cpu[1].cls, 3);
@@ -1409,8 +1409,8 @@ static void test_l3_cdp_remap_xeon(void **state)
     WR_OK(9, L3M + 5, 0x600);
     MASKS_ARE(PLAT_L3, 0, 1, 0x1f0, 0x0c0);
     MASKS_ARE(PLAT_L3, 0, 2, 0x7ff, 0x600);
-    assert_int_equal(M.cpu[2].m3[MACH_DATA], ways(PLAT_L3, 0x1f0));
-    assert_int_equal(M.cpu[2].m3[MACH_CODE], ways(PLAT_L3, 0x0c0));
+    assert_int_equal(M.cpu[2].m3[0][MACH_DATA], ways(PLAT_L3, 0x1f0));
+    assert_int_equal(M.cpu[2].m3[0][MACH_CODE], ways(PLAT_L3, 0x0c0));
     /* CDP off: back to one mask per class. */
     WR_OK(2, PQR, 0);
     WR_OK(0, L3_CFG, 0);
@@ -1437,8 +1437,8 @@ static void test_l2_cdp_remap_atom(void **state)
     MASKS_ARE(PLAT_L2, 1, 0, 0x00003, 0x00003); /* module 1: CDP off */
     MASKS_ARE(PLAT_L2, 1, 1, 0x3ffff, 0x3ffff);
     WR_OK(3, PQR, pqr(1, 0));
-    assert_int_equal(M.cpu[3].m2[MACH_DATA], ways(PLAT_L2, 0x00f00));
-    assert_int_equal(M.cpu[3].m2[MACH_CODE], ways(PLAT_L2, 0x0f000));
+    assert_int_equal(M.cpu[3].m2[0][MACH_DATA], ways(PLAT_L2, 0x00f00));
+    assert_int_equal(M.cpu[3].m2[0][MACH_CODE], ways(PLAT_L2, 0x0f000));
     WR_OK(3, PQR, 0);
     WR_OK(0, L2_CFG, 0);
     MASKS_ARE(PLAT_L2, 0, 0, 0x0000f, 0x0000f);

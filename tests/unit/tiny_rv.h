@@ -1,0 +1,56 @@
+/* The tiny RISC-V profile the CBQRI tests share (test_cbqri.c, test_cbq.c):
+ * 1 socket, 1 L3 domain, 2 modules of 2 harts (L2 per module): 4 harts.
+ * L2 4 KiB 4 ways (16 sets, one way per block; 2 controllers, NCBLKS 4,
+ * FRCID); L3 16 KiB 8 ways (32 sets, one way per block, code and data
+ * apart; NCBLKS 8, no FRCID); memory NBWBLKS 16, MRBWB 12; 4 RCIDs,
+ * 8 MCIDs; LRU everywhere. Controllers at 0x10000000 (L2), 0x10010000 (L3),
+ * 0x10020000 (memory). */
+#ifndef QOSIM_TESTS_TINY_RV_H
+#define QOSIM_TESTS_TINY_RV_H
+
+#include "sim/plat.h"
+#include "util/conf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Loads it with the given monitoring events ("occupancy: true, total:
+ * true"), bandwidth counter width and sampling ("1", "0.5"). */
+static inline int tiny_rv_plat(struct plat *p, unsigned width, const char *sample,
+                               const char *events, struct err *e)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "name: tiny-rv\n"
+             "vendor: riscv\n"
+             "topology: {sockets: 1, nodes: 1, domains: 1, modules: 2, cores: 2, threads: 1}\n"
+             "core: {frequency: 1GHz, cpi: 1, mlp: 1, link: 32}\n"
+             "caches:\n"
+             "  L1I: {size: 1K, ways: 2, latency: 2}\n"
+             "  L1D: {size: 1K, ways: 2, latency: 2}\n"
+             "  L2: {size: 4K, ways: 4, latency: 10, shared_by: module, policy: lru,\n"
+             "       monitored: true, allocation: {classes: 4, cbm_len: 4}}\n"
+             "  L3: {size: 16K, ways: 8, latency: 30, shared_by: domain, policy: lru,\n"
+             "       monitored: true, allocation: {classes: 4, cbm_len: 8, cdp: true}}\n"
+             "memory: {channels: 1, peak: 64GB/s, latency: 100ns}\n"
+             "qos:\n"
+             "  monitoring: {ids: 8, %s, width: %u, scale: 1, sample: %s}\n"
+             "  bandwidth: {kind: share, classes: 4, blocks: 16, mrbwb: 12, window: 1us}\n"
+             "  cbqri:\n"
+             "    capacity:\n"
+             "      - {at: L2, base: 0x10000000, rcids: 4, mcids: 8, blocks: 4, frcid: true}\n"
+             "      - {at: L3, base: 0x10010000, rcids: 4, mcids: 8, blocks: 8}\n"
+             "    bandwidth:\n"
+             "      - {at: memory, base: 0x10020000, rcids: 4, mcids: 8, blocks: 16,"
+             " mrbwb: 12}\n",
+             events, width, sample);
+    struct conf c;
+    int rc = conf_load_mem(&c, "tiny-rv.yaml", text, strlen(text), e);
+    if (rc)
+        return rc;
+    rc = plat_from_conf(p, &c, e);
+    conf_free(&c);
+    return rc;
+}
+
+#endif
