@@ -45,7 +45,10 @@ static void check_set(const struct scen *s, const struct scen_qos_set *q)
     FZ_CHECK(!q->has_share || (s->plat.bw.kind == BW_SHARE && q->rbwb >= 1 &&
                                q->rbwb <= s->plat.bw.mrbwb && q->weight <= 255),
              "share %u %u", q->rbwb, q->weight);
-    FZ_CHECK(!q->secure || rv, "confidential settings off RISC-V");
+    int any = q->has_mba || q->has_limit || q->has_share;
+    for (int l = 0; l < PLAT_NLEVEL; l++)
+        any |= q->has_mask[l] != 0;
+    FZ_CHECK(!q->secure || rv || !any, "confidential settings off RISC-V");
 }
 
 static void check_qos(const struct scen *s)
