@@ -87,9 +87,15 @@ format:
 format-check:
 	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
 
-bench: all
+bench: all $(O)/bench/bench_lwp
 	bench/cachesim.sh
 	bench/platform.sh
+	$(O)/bench/bench_lwp
+
+# C benchmarks of the library (bench/bench_*.c), never part of `all`.
+$(O)/bench/%: bench/%.c $(O)/libqosim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -o $@ $< $(O)/libqosim.a $(LDLIBS)
 
 # The README's main job: the noisy-neighbour scenario, its table and its plot.
 demo: all
@@ -108,7 +114,7 @@ help:
 	@echo "make test       the suite in the normal build only"
 	@echo "make demo       the noisy-neighbour scenario: table and plot (build/demo/)"
 	@echo "make demo-cachegrind  record 'sort' with valgrind, replay it, compare with cachegrind"
-	@echo "make bench      cachesim and full-platform benchmarks (bench/)"
+	@echo "make bench      cachesim, full-platform and LWP benchmarks (bench/)"
 	@echo "make fuzz       build the libFuzzer harnesses (build/fuzz/)"
 	@echo "make format     apply .clang-format"
 

@@ -15,6 +15,8 @@ const char *hw_fault_name(enum hw_fault f)
         return "illegal-instruction";
     case HW_VIRTUAL:
         return "virtual-instruction";
+    case HW_PF:
+        return "#PF";
     }
     return "?";
 }

@@ -10,6 +10,7 @@ enum hw_fault {
     HW_ACCESS_FAULT, /* RISC-V load/store access fault: an MMIO access refused */
     HW_ILLEGAL,      /* RISC-V illegal-instruction exception: a CSR out of reach */
     HW_VIRTUAL,      /* RISC-V virtual-instruction exception: sqoscfg with V=1 */
+    HW_PF,           /* x86 page fault, #PF: the faulting unit keeps CR2 and the error code */
 };
 
 /* "#GP" etc., for consoles and messages. */

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define X86_LWP_SEED 0x4c5750ull /* "LWP" */
+
 /* ---- enumeration facts derived from the profile ---- */
 
 static int has_l3_mon(const struct x86 *x)
@@ -407,6 +409,8 @@ static const struct x86_reg *find(const struct x86 *x, uint32_t msr, unsigned *n
 enum hw_fault x86_rdmsr(struct x86 *x, unsigned cpu, uint32_t msr, uint64_t *val)
 {
     unsigned n;
+    if (lwp_owns_msr(msr))
+        return lwp_rdmsr(&x->lwp, cpu, msr, val); /* #GP where LWP is absent */
     const struct x86_reg *r = cpu < x->m->ncpu ? find(x, msr, &n) : NULL;
     *val = 0;
     return r ? r->read(x, r, cpu, n, val) : HW_GP;
@@ -415,6 +419,8 @@ enum hw_fault x86_rdmsr(struct x86 *x, unsigned cpu, uint32_t msr, uint64_t *val
 enum hw_fault x86_wrmsr(struct x86 *x, unsigned cpu, uint32_t msr, uint64_t val)
 {
     unsigned n;
+    if (lwp_owns_msr(msr))
+        return lwp_wrmsr(&x->lwp, cpu, msr, val);
     const struct x86_reg *r = cpu < x->m->ncpu ? find(x, msr, &n) : NULL;
     return r ? r->write(x, r, cpu, n, val) : HW_GP;
 }
@@ -507,6 +513,7 @@ enum hw_fault x86_cpuid(struct x86 *x, unsigned cpu, uint32_t leaf, uint32_t sub
     default:
         break; /* leaves this model does not implement read as zeros */
     }
+    lwp_cpuid(&x->lwp, cpu, leaf, sub, out); /* 0x80000001 ECX[15], 0x8000001C */
     return HW_OK;
 }
 
@@ -570,6 +577,7 @@ void x86_reset(struct x86 *x)
         if (x->tracked)
             x->tracked[(size_t)x->m->cpu[c].domain * x->nrmid] = x->seq;
     }
+    lwp_reset(&x->lwp);
 }
 
 int x86_init(struct x86 *x, struct mach *m, struct err *e)
@@ -612,6 +620,13 @@ int x86_init(struct x86 *x, struct mach *m, struct err *e)
         x86_free(x);
         return err_set(e, -QOSIM_ENOMEM, "cannot allocate the x86 register state");
     }
+    /* LWP's Random bits come from a generator of the CPU's own, fixed so
+     * that runs repeat. */
+    int rc = lwp_init(&x->lwp, p, X86_LWP_SEED, e);
+    if (rc) {
+        x86_free(x);
+        return rc;
+    }
     x86_reset(x);
     return 0;
 }
@@ -628,5 +643,6 @@ void x86_free(struct x86 *x)
     free(x->tracked);
     free(x->l3_of);
     free(x->l2_of);
+    lwp_free(&x->lwp);
     memset(x, 0, sizeof *x);
 }

@@ -1,6 +1,8 @@
 /* x86 platform QoS to the register: CPUID and the QoS MSRs of Intel RDT
  * (SDM vol. 3B 17.16-17.19, the L2 CDP paper) and AMD64 PQoS (pub. 56375),
  * over the simulated machine. Register layouts are REFERENCE.md section 1.
+ * AMD's Lightweight Profiling unit (lwp.h) answers its own CPUID bits and
+ * MSRs through the same entry points.
  *
  * The interface is the one a driver has on real hardware: cpuid, rdmsr and
  * wrmsr per logical CPU, each ending in a value or a fault. Writes become
@@ -9,6 +11,7 @@
 #define QOSIM_HW_X86_H
 
 #include "hw.h"
+#include "lwp.h"
 #include "sim/mach.h"
 
 #include <stdint.h>
@@ -57,6 +60,7 @@ struct x86 {
                                     in the domain; 0: its bandwidth is not tracked there */
     uint64_t seq;                /* AMD: PQR_ASSOC writes so far, to order them */
     unsigned *l3_of, *l2_of;     /* [ncpu] topology, for x86_regif */
+    struct lwp lwp;              /* the LWP unit (absent unless the profile has qos.lwp) */
 };
 
 int x86_init(struct x86 *x, struct mach *m, struct err *e);

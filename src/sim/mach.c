@@ -530,6 +530,7 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
     unsigned t = kind == HIER_IFETCH ? MACH_CODE : MACH_DATA;
     uint16_t own = p->own[conf][t];
     uint64_t now = p->now, lat = p->l2->lat;
+    p->src = PLAT_L2;
     if (level_ref(m, p, p->l2, block, p->m2[conf][t], own))
         return lat;
     enum bw_kind bk = m->p.bw.kind;
@@ -544,12 +545,14 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
         wait = bw_admit(&m->bw[p->domain], bc, p->port, now + lat, m->line) - (now + lat);
     if (p->l3) {
         lat = p->l3->lat + wait;
+        p->src = PLAT_L3;
         if (level_ref(m, p, p->l3, block, p->m3[conf][t], own))
             return lat;
     } else {
         lat += wait;
     }
     unsigned node = node_of(m, block);
+    p->src = node == p->node ? MACH_SRC_MEM_LOCAL : MACH_SRC_MEM_REMOTE;
     if (bk == BW_RATE) /* AMD L3BE: what the L3 domain reads from outside */
         lat = bw_admit(&m->bw[p->domain], bc, 0, now + lat, m->line) - now;
     else if (bk == BW_SHARE) /* CBQRI: the controller at the memory that serves it */

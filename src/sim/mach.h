@@ -65,8 +65,14 @@ struct mach_tstat {
     uint64_t rd_bytes, wr_bytes; /* memory reads it caused; writebacks of its lines */
 };
 
+/* What served a CPU's last access: a cache level (enum plat_level) or the
+ * memory of its own node or another. Retirement observers read it (the LWP
+ * unit reports a DCache miss's data source, LWP proposal 4.3). */
+enum mach_src { MACH_SRC_MEM_LOCAL = PLAT_NLEVEL, MACH_SRC_MEM_REMOTE };
+
 struct mach_cpu {
     uint64_t now; /* ticks */
+    uint8_t src;  /* enum mach_src of the last access, set by mach_access/mach_miss */
     struct mach_cache *l1i, *l1d, *l2, *l3;
     unsigned id, node, domain, port;
     unsigned cls, tag;             /* association */
@@ -214,6 +220,7 @@ static inline uint64_t mach_access(struct mach *m, struct mach_cpu *p, unsigned 
     unsigned conf = addr - p->conf_lo < p->conf_len; /* the C bit */
     struct cache_victim v;
     p->ts->ref[lvl]++;
+    p->src = (uint8_t)lvl; /* mach_miss overwrites it with the level that served a miss */
     if (cache_ref(&x->c, b, dirty, p->own[conf][code], ~0ull, &v))
         return 0;
     p->ts->miss[lvl]++;

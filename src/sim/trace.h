@@ -13,8 +13,11 @@
 
 /* Record kinds are the hierarchy's access kinds. */
 enum { TREC_I = HIER_IFETCH, TREC_L = HIER_LOAD, TREC_S = HIER_STORE, TREC_M = HIER_MODIFY };
-/* Branch information on instruction records of formats that carry it. */
-enum { TREC_F_BRANCH = 1, TREC_F_TAKEN = 2 };
+/* Branch information on instruction records of formats that carry it.
+ * TREC_F_DIRECT marks an unconditional direct (RIP-relative) jump, whose
+ * target the front end knows at decode: always taken, never mispredicted
+ * (LWP proposal 4.2, and its NDB filter, 5.4). */
+enum { TREC_F_BRANCH = 1, TREC_F_TAKEN = 2, TREC_F_DIRECT = 8 };
 
 struct trace_rec {
     uint64_t addr;

@@ -6,7 +6,12 @@
  * Each record becomes an instruction fetch carrying the branch flags, then a
  * load per source address and a store per destination address. The records
  * carry no sizes: as in ChampSim, each address touches exactly its own line,
- * so every access is given size 1. */
+ * so every access is given size 1.
+ *
+ * A branch whose registers say "direct jump" by ChampSim's own rule (its
+ * trace reader: writes the instruction pointer, reads neither the stack
+ * pointer, the flags nor any other register but the instruction pointer)
+ * is flagged TREC_F_DIRECT, and taken, as ChampSim makes it. */
 #include "trace.h"
 
 #include <stdlib.h>
@@ -15,6 +20,18 @@
 #define CHAMPSIM_REC     64
 #define CHAMPSIM_BATCH   1024
 #define CHAMPSIM_MAX_OUT 7 /* fetch + 4 loads + 2 stores */
+
+/* ChampSim's register numbers for what its branch rule looks at. */
+enum { CHAMPSIM_REG_SP = 6, CHAMPSIM_REG_FLAGS = 25, CHAMPSIM_REG_IP = 26 };
+
+static int champsim_direct_jump(const uint8_t *p)
+{
+    int writes_ip = p[10] == CHAMPSIM_REG_IP || p[11] == CHAMPSIM_REG_IP;
+    for (int i = 12; i < 16; i++)
+        if (p[i] && p[i] != CHAMPSIM_REG_IP)
+            return 0; /* the stack pointer, the flags or another register */
+    return writes_ip;
+}
 
 static uint64_t champsim_u64(const uint8_t *p)
 {
@@ -85,6 +102,8 @@ static long champsim_read(struct trace *t, struct trace_rec *r, size_t n)
             .size = 1,
             .kind = TREC_I,
             .flags = (uint8_t)((p[8] ? TREC_F_BRANCH : 0) | (p[9] ? TREC_F_TAKEN : 0))};
+        if (p[8] && champsim_direct_jump(p))
+            r[k - 1].flags |= TREC_F_TAKEN | TREC_F_DIRECT;
         for (int i = 0; i < 4; i++) {
             uint64_t a = champsim_u64(p + 32 + 8 * i);
             if (a)

@@ -13,6 +13,7 @@ static void check_rec(const struct trace_rec *r)
     FZ_CHECK(r->addr != 0, "address 0");
     FZ_CHECK(r->kind == TREC_I || r->flags == 0, "flags %u on a data record", r->flags);
     FZ_CHECK(!(r->flags & TREC_F_TAKEN) || (r->flags & TREC_F_BRANCH), "taken, not a branch");
+    FZ_CHECK(!(r->flags & TREC_F_DIRECT) || (r->flags & TREC_F_TAKEN), "a jump not taken");
 }
 
 /* An instruction, then at most 4 loads, then at most 2 stores. */
@@ -62,7 +63,13 @@ static void reference(const uint8_t *d, size_t n, struct fz_ref *ref)
             fz_ref_bad(ref, rec, -QOSIM_EPARSE, what);
             continue;
         }
-        fz_ref_add(ref, ip, 1, TREC_I, (br ? TREC_F_BRANCH : 0) | (tk ? TREC_F_TAKEN : 0));
+        /* ChampSim's direct jump: writes IP (26), reads no register but IP. */
+        int jmp = br && (p[10] == 26 || p[11] == 26);
+        for (int i = 12; i < 16; i++)
+            jmp &= !p[i] || p[i] == 26;
+        fz_ref_add(ref, ip, 1, TREC_I,
+                   (br ? TREC_F_BRANCH : 0) | (tk || jmp ? TREC_F_TAKEN : 0) |
+                       (jmp ? TREC_F_DIRECT : 0));
         for (int i = 0; i < 4; i++)
             if (u64(p + 32 + 8 * i))
                 fz_ref_add(ref, u64(p + 32 + 8 * i), 1, TREC_L, 0);

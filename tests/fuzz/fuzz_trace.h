@@ -106,7 +106,8 @@ static struct fz_run fz_read(const char *path, const struct trace_ops *ops, int 
         }
         for (long i = 0; i < got; i++) {
             FZ_CHECK(buf[i].kind <= TREC_M, "kind %u", buf[i].kind);
-            FZ_CHECK(buf[i].flags <= (TREC_F_BRANCH | TREC_F_TAKEN), "flags %u", buf[i].flags);
+            FZ_CHECK(!(buf[i].flags & ~(TREC_F_BRANCH | TREC_F_TAKEN | TREC_F_DIRECT)), "flags %u",
+                     buf[i].flags);
             check(&buf[i]);
         }
         if (run.n + (size_t)got > run.cap) {

@@ -1121,6 +1121,9 @@ struct cs_rec {
     uint64_t ip;
     uint8_t is_branch, taken;
     uint64_t dst[2], src[4];
+    int regs;       /* use reg (else noise) */
+    uint8_t reg[6]; /* destination_registers[2], source_registers[4] */
+    uint8_t direct; /* cs_expect: ChampSim calls it a direct jump */
 };
 
 static void put64(uint8_t *p, uint64_t v)
@@ -1129,8 +1132,9 @@ static void put64(uint8_t *p, uint64_t v)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* Encodes records as ChampSim writes them; the register bytes get noise,
- * which the reader must ignore. */
+/* Encodes records as ChampSim writes them; the register bytes get noise
+ * unless given, which the reader must ignore (the noise never reads as a
+ * direct jump's registers). */
 static uint8_t *cs_encode(const struct cs_rec *r, size_t n)
 {
     uint8_t *b = calloc(n ? n : 1, 64);
@@ -1141,7 +1145,7 @@ static uint8_t *cs_encode(const struct cs_rec *r, size_t n)
         p[8] = r[i].is_branch;
         p[9] = r[i].taken;
         for (int j = 10; j < 16; j++)
-            p[j] = (uint8_t)(i * 7 + (size_t)j);
+            p[j] = r[i].regs ? r[i].reg[j - 10] : (uint8_t)(i * 7 + (size_t)j);
         for (int j = 0; j < 2; j++)
             put64(p + 16 + 8 * j, r[i].dst[j]);
         for (int j = 0; j < 4; j++)
@@ -1160,6 +1164,8 @@ static size_t cs_expect(const struct cs_rec *r, size_t n, struct trace_rec *out)
                                       .kind = TREC_I,
                                       .flags = (uint8_t)((r[i].is_branch ? TREC_F_BRANCH : 0) |
                                                          (r[i].taken ? TREC_F_TAKEN : 0))};
+        if (r[i].direct)
+            out[k - 1].flags |= TREC_F_TAKEN | TREC_F_DIRECT;
         for (int j = 0; j < 4; j++)
             if (r[i].src[j])
                 out[k++] = (struct trace_rec){.addr = r[i].src[j], .size = 1, .kind = TREC_L};
@@ -1215,6 +1221,43 @@ static void test_champsim_kinds(void **state)
     struct trace_rec want[64];
     struct result w = {.r = want, .n = cs_expect(r, 6, want)};
     assert_int_equal(w.n, 17);
+    assert_same_recs(&res, &w);
+    result_free(&res);
+    free(b);
+}
+
+/* ChampSim's register numbers: stack pointer 6, flags 25, ip 26. */
+static void test_champsim_direct_jump(void **state)
+{
+    (void)state;
+    const struct cs_rec r[] = {
+        /* jmp rel: writes ip, reads ip (not taken in the file: made taken) */
+        {.ip = 0x1000, .is_branch = 1, .regs = 1, .reg = {26, 0, 26}, .direct = 1},
+        /* the same reading nothing */
+        {.ip = 0x1004, .is_branch = 1, .taken = 1, .regs = 1, .reg = {0, 26}, .direct = 1},
+        /* jcc: reads the flags */
+        {.ip = 0x1008, .is_branch = 1, .taken = 1, .regs = 1, .reg = {26, 0, 26, 25}},
+        /* call: reads and writes the stack pointer */
+        {.ip = 0x100c, .is_branch = 1, .taken = 1, .regs = 1, .reg = {26, 6, 6, 26}},
+        /* jmp *%rax: reads another register */
+        {.ip = 0x1010, .is_branch = 1, .taken = 1, .regs = 1, .reg = {26, 0, 0, 0, 0, 1}},
+        /* not marked a branch: left alone */
+        {.ip = 0x1014, .regs = 1, .reg = {26}},
+    };
+    uint8_t *b = cs_encode(r, 6);
+    const char *path = tmp_file("jumps.champsim", b, 6 * 64);
+    struct result res = read_all(path, &trace_champsim, 0, 64);
+    assert_int_equal(res.rc, 0);
+    assert_int_equal(res.n, 6);
+    const unsigned br = TREC_F_BRANCH, tk = TREC_F_TAKEN, dj = TREC_F_DIRECT;
+    ASSERT_REC(res, 0, TREC_I, 0x1000, 1, br | tk | dj);
+    ASSERT_REC(res, 1, TREC_I, 0x1004, 1, br | tk | dj);
+    ASSERT_REC(res, 2, TREC_I, 0x1008, 1, br | tk);
+    ASSERT_REC(res, 3, TREC_I, 0x100c, 1, br | tk);
+    ASSERT_REC(res, 4, TREC_I, 0x1010, 1, br | tk);
+    ASSERT_REC(res, 5, TREC_I, 0x1014, 1, 0);
+    struct trace_rec want[8];
+    struct result w = {.r = want, .n = cs_expect(r, 6, want)};
     assert_same_recs(&res, &w);
     result_free(&res);
     free(b);
@@ -1450,6 +1493,7 @@ int main(void)
         cmocka_unit_test(test_din_batches),
         cmocka_unit_test(test_din_stdin),
         cmocka_unit_test(test_champsim_kinds),
+        cmocka_unit_test(test_champsim_direct_jump),
         cmocka_unit_test(test_champsim_malformed),
         cmocka_unit_test(test_champsim_truncated),
         cmocka_unit_test(test_champsim_batches),
