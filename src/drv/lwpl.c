@@ -56,8 +56,10 @@ static int check(const struct lwpl_caps *k, const struct lwpl_cfg *c, struct err
     if (!(k->enabled & 1))
         return err_set(e, -QOSIM_EUNSUP, "the OS has not enabled LWP (CPUID 0x8000001C EAX[0])");
     if (k->event_size != LWPL_RECORD || k->version < 1)
-        return err_set(e, -QOSIM_EUNSUP, "LWP version %u with %u-byte records: this library "
-                       "reads version 1's 32-byte records", k->version, k->event_size);
+        return err_set(e, -QOSIM_EUNSUP,
+                       "LWP version %u with %u-byte records: this library "
+                       "reads version 1's 32-byte records",
+                       k->version, k->event_size);
     if (!c->nev || c->nev > k->max_events)
         return err_set(e, -QOSIM_EINVAL, "%u events: this CPU counts 1 to %u at once", c->nev,
                        k->max_events);
@@ -66,11 +68,13 @@ static int check(const struct lwpl_caps *k, const struct lwpl_cfg *c, struct err
         if (id < 1 || id >= LWP_NEV)
             return err_set(e, -QOSIM_EINVAL, "EventId %u: version 1 has events 1 to 3", id);
         if (!(k->avail >> (id + 1) & 1))
-            return err_set(e, -QOSIM_EUNSUP, "this CPU does not offer %s (CPUID 0x8000001C "
-                           "EDX[%u])", ev_name[id], id + 1);
+            return err_set(e, -QOSIM_EUNSUP,
+                           "this CPU does not offer %s (CPUID 0x8000001C "
+                           "EDX[%u])",
+                           ev_name[id], id + 1);
         if (!(k->enabled >> id & 1))
-            return err_set(e, -QOSIM_EUNSUP, "the OS has not enabled %s (LWPMSR0[%u])",
-                           ev_name[id], id);
+            return err_set(e, -QOSIM_EUNSUP, "the OS has not enabled %s (LWPMSR0[%u])", ev_name[id],
+                           id);
         if (!c->ev[i].interval || c->ev[i].interval > HW_FMASK(LWPCB_EVENT, EventInterval))
             return err_set(e, -QOSIM_EINVAL, "%s: interval %u is not 1 to %llu", ev_name[id],
                            c->ev[i].interval,
@@ -81,11 +85,14 @@ static int check(const struct lwpl_caps *k, const struct lwpl_cfg *c, struct err
     if (c->clf && !k->cache_levels)
         return err_set(e, -QOSIM_EUNSUP, "this CPU cannot filter DCache misses by source");
     if (c->minlat > 255 || c->random > 15 || c->levels > 15)
-        return err_set(e, -QOSIM_EINVAL, "MinLatency (0-255), Random (0-15) or the levels "
+        return err_set(e, -QOSIM_EINVAL,
+                       "MinLatency (0-255), Random (0-15) or the levels "
                        "(4 bits) out of range");
     if (c->buffer / LWPL_RECORD < 2 || c->buffer > HW_FMASK(LWPCB_BUFSZ, BufferSize))
-        return err_set(e, -QOSIM_EINVAL, "a ring of %u bytes: at least two records, at most "
-                       "%llu bytes", c->buffer, (unsigned long long)HW_FMASK(LWPCB_BUFSZ, BufferSize));
+        return err_set(e, -QOSIM_EINVAL,
+                       "a ring of %u bytes: at least two records, at most "
+                       "%llu bytes",
+                       c->buffer, (unsigned long long)HW_FMASK(LWPCB_BUFSZ, BufferSize));
     if (c->threshold >= c->buffer / LWPL_RECORD * LWPL_RECORD)
         return err_set(e, -QOSIM_EINVAL, "threshold %u: must be below the ring's %u bytes",
                        c->threshold, c->buffer / LWPL_RECORD * LWPL_RECORD);
@@ -117,7 +124,8 @@ static int build(struct lwpl *l, struct err *e)
         memcpy(cb + LWPCB_COUNTER(i), &ctr, 4);
     }
     if (l->r.write(l->r.ctx, l->cb, cb, l->caps.cb_size))
-        return err_set(e, -QOSIM_EIO, "cannot write the LWPCB at 0x%llx", (unsigned long long)l->cb);
+        return err_set(e, -QOSIM_EIO, "cannot write the LWPCB at 0x%llx",
+                       (unsigned long long)l->cb);
     return 0;
 }
 
@@ -131,8 +139,8 @@ int lwpl_open(struct lwpl *l, const struct lwp_procif *r, const struct lwpl_cfg 
     if (rc)
         return rc;
     if (l->caps.cb_size > 256 || l->caps.cb_size < LWPCB_SIZE(c->nev))
-        return err_set(e, -QOSIM_EUNSUP, "LWPCBSize %u: expected %u to 256 bytes",
-                       l->caps.cb_size, LWPCB_SIZE(c->nev));
+        return err_set(e, -QOSIM_EUNSUP, "LWPCBSize %u: expected %u to 256 bytes", l->caps.cb_size,
+                       LWPCB_SIZE(c->nev));
     l->size = c->buffer / LWPL_RECORD * LWPL_RECORD;
     /* The ring is aligned to its records (BufferBase's low 5 bits are 0). */
     l->cb = r->map(r->ctx, l->caps.cb_size);

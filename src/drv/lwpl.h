@@ -25,17 +25,17 @@
 
 /* LWP as CPUID reports it (Table 2). */
 struct lwpl_caps {
-    int present;               /* CPUID 0x80000001 ECX[15] */
-    uint32_t enabled;          /* 0x8000001C EAX: what the OS enabled (LWPMSR0) */
-    uint32_t avail;            /* EDX: what the hardware offers */
-    unsigned cb_size;          /* LWPCBSize, bytes */
-    unsigned event_size;       /* LWPEventSize, bytes */
-    unsigned max_events;       /* LWPMaxEvents */
-    unsigned version;          /* LWPVersion */
-    unsigned cache_max;        /* LWPCacheMax: bits of the latency counter */
-    int data_address;          /* LWPDataAddress */
-    int cache_levels;          /* LWPCacheLevels: the CLF filter works */
-    int cache_latency;         /* LWPCacheLatency: the MinLatency filter works */
+    int present;         /* CPUID 0x80000001 ECX[15] */
+    uint32_t enabled;    /* 0x8000001C EAX: what the OS enabled (LWPMSR0) */
+    uint32_t avail;      /* EDX: what the hardware offers */
+    unsigned cb_size;    /* LWPCBSize, bytes */
+    unsigned event_size; /* LWPEventSize, bytes */
+    unsigned max_events; /* LWPMaxEvents */
+    unsigned version;    /* LWPVersion */
+    unsigned cache_max;  /* LWPCacheMax: bits of the latency counter */
+    int data_address;    /* LWPDataAddress */
+    int cache_levels;    /* LWPCacheLevels: the CLF filter works */
+    int cache_latency;   /* LWPCacheLatency: the MinLatency filter works */
 };
 
 /* What to profile: events by EventId (1 instructions, 2 branches, 3 DCache

@@ -33,10 +33,10 @@ struct x86;
 /* The process: its memory, the CPU its thread is on now, and where the
  * next mmap goes. */
 struct lwp_proc {
-    struct x86 *x;  /* the CPU model (CPUID, the LWP unit) */
+    struct x86 *x; /* the CPU model (CPUID, the LWP unit) */
     struct vmem vm;
     unsigned cpu;
-    uint64_t brk;   /* next free mapping address */
+    uint64_t brk;         /* next free mapping address */
     struct vmem_fault pf; /* the last fault of an access through the interface */
 };
 

@@ -125,7 +125,7 @@ static void test_open_builds_lwpcb(void **state)
     c.levels = LWPL_RAM;
     c.ndb = 1;
     assert_int_equal(lwpl_open(&l, &R, &c, &e), 0);
-    assert_int_equal(l.size, 4096); /* whole records */
+    assert_int_equal(l.size, 4096);        /* whole records */
     assert_int_equal(l.flags, 0x8000000f); /* EN, IRE, BRE, DME, INT (Threshold set) */
     assert_int_equal(cb32(&l, LWPCB_BUFFER_SIZE), 4096 | 4u << 28);
     assert_int_equal(cb32(&l, LWPCB_BUFFER_BASE), (uint32_t)l.buf);
