@@ -48,7 +48,15 @@
  * instruction record cannot loop (every record would be a data record of no
  * instruction, and an empty pass would never end): that is an error at the
  * first end. Standard input ("-") cannot be read twice, so it cannot loop.
- * A NULL format is the one trace_guess suggests. */
+ * A NULL format is the one trace_guess suggests.
+ *
+ * Lackey traces carry no branch information. A taken branch is inferred
+ * where the next instruction does not start where the last one ended
+ * (address + size): a branch not taken, or one taken to the next address,
+ * cannot be told from straight-line code, so those are missed (and a
+ * looping trace's return to its start counts as a taken branch). That
+ * needs one instruction of lookahead: the records from the last
+ * instruction of a batch on wait for the next. */
 #include "wl.h"
 
 #include "util/rng.h"
@@ -101,7 +109,10 @@ struct wl {
     struct trace t;
     const struct trace_ops *fmt;
     int loop, open, seen_insn;
-    uint64_t pass_recs; /* records of the current pass */
+    uint64_t pass_recs;                     /* records of the current pass */
+    int infer;                              /* the format has no branches: infer taken ones */
+    struct trace_rec held[TRACE_MIN_BATCH]; /* from the last instruction read on */
+    size_t nheld;
     char *path;
     struct err fail; /* a failed reopen, repeated to later calls */
 };
@@ -430,6 +441,7 @@ int wl_trace_new(const char *path, const struct trace_ops *fmt, int loop, struct
     }
     w->trace = 1;
     w->fmt = fmt;
+    w->infer = !strcmp(fmt->name, "lackey");
     w->loop = loop;
     w->path = copy;
     int rc = trace_open(&w->t, path, fmt, 0, e);
@@ -479,6 +491,43 @@ static long trace_fill(struct wl *w, struct trace_rec *buf, size_t n, struct err
     }
 }
 
+/* A lackey batch with taken branches inferred: what was held back comes
+ * first, then new records; every instruction but the last is flagged when
+ * its successor does not follow it, and the last one, with its data
+ * records, is held back for the next call. */
+static long infer_fill(struct wl *w, struct trace_rec *buf, size_t n, struct err *e)
+{
+    size_t m = w->nheld, ninsn = 0;
+    memcpy(buf, w->held, m * sizeof *buf);
+    for (size_t i = 0; i < m; i++)
+        ninsn += buf[i].kind == TREC_I;
+    long got;
+    do { /* until the last instruction read has a successor, or the end */
+        got = trace_fill(w, buf + m, n - m, e);
+        if (got < 0)
+            return got;
+        for (size_t i = m; i < m + (size_t)got; i++)
+            ninsn += buf[i].kind == TREC_I;
+        m += (size_t)got;
+    } while (got > 0 && m < n && ninsn == 1);
+    size_t last = m;
+    for (size_t i = 0; i < m; i++) {
+        if (buf[i].kind != TREC_I)
+            continue;
+        if (last < m && buf[i].addr != buf[last].addr + buf[last].size)
+            buf[last].flags |= TREC_F_BRANCH | TREC_F_TAKEN;
+        last = i;
+    }
+    w->nheld = 0;
+    /* At the end, or with no room to hold the rest (an instruction with
+     * more data records than a batch), it all goes out. */
+    if (!got || last == m || last == 0 || m - last > TRACE_MIN_BATCH)
+        return (long)m;
+    w->nheld = m - last;
+    memcpy(w->held, buf + last, w->nheld * sizeof *buf);
+    return (long)last;
+}
+
 /* ---------------------------------------------------------------- common */
 
 /* n below TRACE_MIN_BATCH is refused (-QOSIM_EINVAL): a synthetic
@@ -489,7 +538,7 @@ long wl_fill(struct wl *w, struct trace_rec *buf, size_t n, struct err *e)
         return err_set(e, -QOSIM_EINVAL, "wl_fill: room for %zu records, at least %d needed", n,
                        TRACE_MIN_BATCH);
     if (w->trace)
-        return trace_fill(w, buf, n, e);
+        return w->infer ? infer_fill(w, buf, n, e) : trace_fill(w, buf, n, e);
     switch (w->pat) {
     case WL_SEQ:
         return synth_fill(w, buf, n, WL_SEQ);
