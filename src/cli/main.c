@@ -44,7 +44,8 @@ static const struct {
     {"trace", cli_trace, "record a real program's memory trace with valgrind"},
     {"run", cli_run, "run a scenario on a simulated platform (docs/scenarios.md)"},
     {"profiles", cli_profiles, "list the shipped platform profiles, or check or show one"},
-    {"regs", cli_regs, "a console for the x86 QoS registers: cpuid, rdmsr, wrmsr (docs/regs.md)"},
+    {"regs", cli_regs, "a console for the QoS registers: MSRs, CBQRI MMIO (docs/regs.md)"},
+    {"lwp", cli_lwp, "profile a workload with AMD Lightweight Profiling (docs/lwp.md)"},
 };
 
 static void cli_usage(FILE *f)

@@ -633,6 +633,11 @@ static int parse_size(const char *s, uint64_t *out)
     return P_SYNTAX;
 }
 
+int conf_parse_size(const char *s, uint64_t *out)
+{
+    return parse_size(s, out);
+}
+
 /* A decimal number (optional sign, digits, fraction, exponent) at the start
  * of s, then a unit from units (NULL-terminated; "" for none). */
 static int parse_num_unit(const char *s, const struct unit *units, double *out)

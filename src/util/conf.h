@@ -93,6 +93,8 @@ int conf_enum(const struct conf *c, struct conf_node *map, const char *key, int 
 /* A whole string as a u64 getter reads it (decimal or 0x-hex, no sign), for
  * other places numbers are typed: 0, -1 when it is not one, -2 on overflow. */
 int conf_parse_u64(const char *s, uint64_t *out);
+/* A size as files write them ("64K", "1MiB", "4096"): the same returns. */
+int conf_parse_size(const char *s, uint64_t *out);
 
 /* The same parsers on a scalar node (for sequence items); n must be a scalar. */
 int conf_node_u64(const struct conf *c, struct conf_node *n, uint64_t min, uint64_t max,
