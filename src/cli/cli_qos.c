@@ -2,12 +2,18 @@
 
 #include <string.h>
 
-int cli_qos_init(struct cli_qos *h, struct run *run, struct err *e)
+int cli_qos_model(struct cli_qos *h, struct mach *m, struct err *e)
 {
     memset(h, 0, sizeof *h);
-    h->riscv = run->m.p.vendor == PLAT_RISCV;
-    int rc = h->riscv ? cbqri_init(&h->cb, &run->m, e) : x86_init(&h->x, &run->m, e);
+    h->riscv = m->p.vendor == PLAT_RISCV;
+    int rc = h->riscv ? cbqri_init(&h->cb, m, e) : x86_init(&h->x, m, e);
     h->model = !rc;
+    return rc;
+}
+
+int cli_qos_init(struct cli_qos *h, struct run *run, struct err *e)
+{
+    int rc = cli_qos_model(h, &run->m, e);
     if (!rc && run->s->qos.present) {
         if (h->riscv) {
             struct cbqri_regif ri;

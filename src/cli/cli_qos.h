@@ -16,8 +16,10 @@ struct cli_qos {
     int model, driver; /* what is set up */
 };
 
-/* Builds the model for run's platform, and the driver when the scenario
- * has a qos section. */
+/* The register model of m's platform, alone. */
+int cli_qos_model(struct cli_qos *h, struct mach *m, struct err *e);
+/* The model for run's machine, and the driver when the scenario has a qos
+ * section (it then takes the scheduler's context switch). */
 int cli_qos_init(struct cli_qos *h, struct run *run, struct err *e);
 void cli_qos_free(struct cli_qos *h);
 

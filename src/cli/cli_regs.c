@@ -1,13 +1,30 @@
-/* qosim regs: a register console for the x86 QoS model. One command per
- * line, one output line per command, so a script and its output line up:
- *   cpuid LEAF [SUBLEAF] [cpu N]   eax=0x... ebx=0x... ecx=0x... edx=0x...
- *   rdmsr CPU MSR                  0x%016x or #GP
- *   wrmsr CPU MSR VALUE            ok or #GP
- *   run NS                         ok, after NS ns of the scenario's tasks
- * A malformed command prints "error: line N: ..." and the console goes on. */
+/* qosim regs: a register console for the platform's QoS model, one command
+ * per line and one output line per command, so a script and its output
+ * line up. The platform's vendor picks the console:
+ *   x86 (src/hw/x86_console.c), over the CPUID and MSR model:
+ *     cpuid LEAF [SUBLEAF] [cpu N]   eax=0x... ebx=0x... ecx=0x... edx=0x...
+ *     rdmsr CPU MSR                  0x%016x or #GP
+ *     wrmsr CPU MSR VALUE            ok or #GP
+ *     llwpcb CPU ADDR / slwpcb CPU   AMD LWP as the console's process runs them
+ *     mem read32|read64|write32|write64|map ...   that process's memory
+ *   RISC-V (src/hw/cbqri_console.c), over the CBQRI model:
+ *     mmio read32|read64 ADDR [hart N]          0x%08x / 0x%016x or fault
+ *     mmio write32|write64 ADDR VALUE [hart N]  ok or fault
+ *     csr read HART sqoscfg                     0x%08x, illegal or virtual
+ *     csr write HART sqoscfg VALUE              ok, illegal or virtual
+ *     mode HART M|S|U|VS|VU|secure-M            ok
+ *   both:
+ *     run NS                         ok, after NS ns of the scenario's tasks
+ * A malformed command prints "error: line N: ..." and the console goes on.
+ * With a scenario, the scheduler's context switch writes the incoming
+ * task's identifiers into the association register -- PQR_ASSOC, or
+ * sqoscfg in S-mode -- as an OS does. */
 #include "cli.h"
 
-#include "drv/qos.h"
+#include "cli_qos.h"
+
+#include "hw/cbqri_console.h"
+#include "hw/lwp.h"
 #include "hw/x86_console.h"
 #include "sim/run.h"
 
@@ -18,21 +35,39 @@
 
 static const char usage[] =
     "usage: qosim regs [--platform NAME|FILE | --scenario FILE] [SCRIPT|-]\n"
-    "A console for the x86 QoS registers (docs/regs.md). Reads commands from SCRIPT or\n"
-    "standard input, one per line ('#' starts a comment), numbers decimal or 0x-hex:\n"
+    "A console for the platform's QoS registers (docs/regs.md). Reads commands from\n"
+    "SCRIPT or standard input, one per line ('#' starts a comment), numbers decimal or\n"
+    "0x-hex. On x86 platforms:\n"
     "  cpuid LEAF [SUBLEAF] [cpu N]   prints eax=0x%08x ebx=0x%08x ecx=0x%08x edx=0x%08x\n"
     "  rdmsr CPU MSR                  prints the value as 0x%016x, or #GP\n"
     "  wrmsr CPU MSR VALUE            prints ok or #GP\n"
+    "  llwpcb CPU ADDR                AMD LWP's LLWPCB at ring 3: prints ok, #UD or #PF\n"
+    "  slwpcb CPU                     prints the LWPCB address as 0x%016x, #UD or #PF\n"
+    "  mem read32|read64 ADDR         the console process's memory: 0x... or #PF\n"
+    "  mem write32|write64 ADDR VALUE prints ok or #PF\n"
+    "  mem map ADDR LEN [user|kernel] [rw|ro]   maps zeroed pages; prints ok\n"
+    "On RISC-V platforms (CBQRI; accesses at the hart's privilege, M at first):\n"
+    "  mmio read32|read64 ADDR [hart N]          prints 0x%08x or 0x%016x, or fault\n"
+    "  mmio write32|write64 ADDR VALUE [hart N]  prints ok or fault (hart 0 by default)\n"
+    "  csr read HART sqoscfg                     prints 0x%08x, or illegal or virtual\n"
+    "  csr write HART sqoscfg VALUE              prints ok, or illegal or virtual\n"
+    "  mode HART M|S|U|VS|VU|secure-M            sets the hart's privilege; prints ok\n"
+    "On both:\n"
     "  run NS                         runs the scenario's tasks for NS nanoseconds; prints ok\n"
     "The platform is intel-xeon unless --platform or the scenario names another.\n";
 
-struct console {
-    struct x86 x;
-    struct qos q;    /* a scenario's qos section, through the driver */
-    struct mach own; /* the machine when there is no scenario */
+struct regs {
+    int riscv;           /* the platform's vendor picks the model and console */
+    struct mach *m;      /* the scenario's machine, or own */
+    struct cli_qos h;    /* the model, and a scenario's qos section through the driver */
+    struct lwp_proc pr;  /* x86: the current process, for LWP */
+    struct core_obs obs; /* x86 with LWP: the unit watches the tasks retire */
+    struct mach own;     /* the machine when there is no scenario */
     struct run run;
     int has_run;
     uint64_t now; /* ticks */
+    struct x86_console xk;
+    struct cbqri_console ck;
 };
 
 /* The scheduler's context switch, as an OS does it: the incoming task's
@@ -40,25 +75,50 @@ struct console {
  * registers refuse leaves the CPU in COS 0, RMID 0. */
 static void switch_hook(void *ctx, struct sched *s, unsigned cpu, int task)
 {
-    struct console *c = ctx;
+    struct regs *c = ctx;
     uint64_t v = 0;
     if (task >= 0)
         v = HW_FSET(HW_FSET(0, PQR_ASSOC, COS, s->task[task].cls), PQR_ASSOC, RMID,
                     s->task[task].tag);
-    if (x86_wrmsr(&c->x, cpu, X86_PQR_ASSOC, v) != HW_OK)
-        x86_wrmsr(&c->x, cpu, X86_PQR_ASSOC, 0);
+    if (x86_wrmsr(&c->h.x, cpu, X86_PQR_ASSOC, v) != HW_OK)
+        x86_wrmsr(&c->h.x, cpu, X86_PQR_ASSOC, 0);
 }
 
+/* The same on RISC-V: the S-mode scheduler writes the incoming task's class
+ * and tag into sqoscfg as its RCID and MCID (spec 6.1); idle harts get 0.
+ * The fields are WARL: bits past the implemented ones are dropped. */
+static void cbqri_switch_hook(void *ctx, struct sched *s, unsigned cpu, int task)
+{
+    struct regs *c = ctx;
+    uint64_t v = 0;
+    if (task >= 0)
+        v = HW_FSET(HW_FSET(0, SQOSCFG, RCID, s->task[task].cls), SQOSCFG, MCID, s->task[task].tag);
+    cbqri_csr_write(&c->h.cb, cpu, CBQRI_S, (uint32_t)v);
+}
+
+/* Time moves for the tasks and, with them, for the CBQRI controllers,
+ * whose operations in progress complete as their time comes. */
 static int run_ns(void *ctx, uint64_t ns, struct err *e)
 {
-    struct console *c = ctx;
-    c->now += (uint64_t)((double)ns * 1e-9 * c->x.m->ticks_per_sec + 0.5);
-    return c->has_run ? sched_run(&c->run.sch, c->now, e) : 0;
+    struct regs *c = ctx;
+    c->now += (uint64_t)((double)ns * 1e-9 * c->m->ticks_per_sec + 0.5);
+    if (!c->riscv)
+        return c->has_run ? sched_run(&c->run.sch, c->now, e) : 0;
+    for (;;) {
+        uint64_t due = cbqri_next_due(&c->h.cb), t = due < c->now ? due : c->now;
+        int rc = c->has_run ? sched_run(&c->run.sch, t, e) : 0;
+        if (rc)
+            return rc;
+        cbqri_tick(&c->h.cb, t);
+        if (t == c->now)
+            return 0;
+    }
 }
 
-static int console_run(struct console *c, FILE *in, FILE *out)
+static int script_run(struct regs *c, FILE *in, FILE *out)
 {
-    struct x86_console k = {.x = &c->x, .run = run_ns, .ctx = c};
+    struct console *k = c->riscv ? &c->ck.k : &c->xk.k;
+    *k = (struct console){.run = run_ns, .ctx = c};
     char buf[1024];
     while (fgets(buf, sizeof buf, in)) {
         size_t len = strlen(buf);
@@ -66,19 +126,57 @@ static int console_run(struct console *c, FILE *in, FILE *out)
             int ch;
             while ((ch = fgetc(in)) != EOF && ch != '\n')
                 ;
-            fprintf(out, "error: line %u: line longer than %zu characters\n", ++k.line,
+            fprintf(out, "error: line %u: line longer than %zu characters\n", ++k->line,
                     sizeof buf - 2);
-            k.errors++;
+            k->errors++;
             continue;
         }
-        x86_console_line(&k, buf, out);
+        if (c->riscv)
+            cbqri_console_line(&c->ck, buf, out);
+        else
+            x86_console_line(&c->xk, buf, out);
         fflush(out);
     }
     if (ferror(in)) {
         cli_error("regs", "cannot read the script: %s", strerror(errno));
         return 1;
     }
-    return k.errors ? 1 : 0;
+    return k->errors ? 1 : 0;
+}
+
+/* The console of the model's vendor. On x86 it has a process of its own,
+ * whose memory LWP's control block and ring live in. */
+static int console_init(struct regs *c, struct mach *m, struct err *e)
+{
+    c->m = m;
+    c->riscv = c->h.riscv;
+    if (c->riscv)
+        return cbqri_console_init(&c->ck, &c->h.cb, e);
+    lwp_proc_init(&c->pr, &c->h.x, 0);
+    c->xk.x = &c->h.x;
+    c->xk.proc = &c->pr;
+    for (unsigned cpu = 0; cpu < m->ncpu; cpu++)
+        lwp_bind(&c->h.x.lwp, cpu, &c->pr.vm);
+    return 0;
+}
+
+/* A scenario's tasks run under the console: the model takes the context
+ * switch, or the driver does when the scenario has a qos section; on a
+ * platform with LWP the tasks run as the console's process, watched by the
+ * LWP unit. */
+static int scen_setup(struct regs *c, struct err *e)
+{
+    c->run.sch.on_switch = c->run.m.p.vendor == PLAT_RISCV ? cbqri_switch_hook : switch_hook;
+    c->run.sch.ctx = c;
+    int rc = cli_qos_init(&c->h, &c->run, e);
+    if (!rc)
+        rc = console_init(c, &c->run.m, e);
+    if (!rc && c->run.m.p.lwp.present) {
+        c->obs = (struct core_obs){lwp_observe, lwp_observe_sync, &c->h.x.lwp};
+        for (unsigned i = 0; i < c->run.s->ntask; i++)
+            c->run.task[i].ct.obs = &c->obs;
+    }
+    return rc;
 }
 
 int cli_regs(int argc, char **argv)
@@ -115,7 +213,7 @@ int cli_regs(int argc, char **argv)
         cli_error("regs", "%s: cannot open: %s", script, strerror(errno));
         return 2;
     }
-    static struct console c;
+    static struct regs c;
     static struct scen s;
     struct err e;
     int rc;
@@ -123,31 +221,24 @@ int cli_regs(int argc, char **argv)
     if (scen) {
         if ((rc = scen_load(&s, scen, &e)) == 0 && (rc = run_init(&c.run, &s, &e)) == 0) {
             c.has_run = 1;
-            rc = x86_init(&c.x, &c.run.m, &e);
-            c.run.sch.on_switch = switch_hook;
-            c.run.sch.ctx = &c;
-            if (!rc && s.qos.present) { /* the driver's groups and its context switch */
-                struct hw_x86_if ri;
-                x86_regif(&c.x, &ri);
-                rc = qos_init(&c.q, &ri, &c.run, &e);
-            }
+            rc = scen_setup(&c, &e);
         }
     } else {
         struct plat p;
         if ((rc = plat_load(&p, plat ? plat : "intel-xeon", &e)) == 0 &&
-            (rc = mach_init(&c.own, &p, 0, &e)) == 0)
-            rc = x86_init(&c.x, &c.own, &e);
+            (rc = mach_init(&c.own, &p, 0, &e)) == 0 && (rc = cli_qos_model(&c.h, &c.own, &e)) == 0)
+            rc = console_init(&c, &c.own, &e);
     }
     int status = 2;
     if (rc)
         cli_error("regs", "%s", e.msg);
     else
-        status = console_run(&c, in, stdout);
+        status = script_run(&c, in, stdout);
     if (in != stdin)
         fclose(in);
-    if (c.q.run)
-        qos_free(&c.q);
-    x86_free(&c.x);
+    cbqri_console_free(&c.ck);
+    lwp_proc_free(&c.pr);
+    cli_qos_free(&c.h);
     if (c.has_run)
         run_free(&c.run);
     if (scen)

@@ -350,6 +350,20 @@ void cbqri_tick(struct cbqri *q, uint64_t now)
     sync(q, now);
 }
 
+uint64_t cbqri_next_due(const struct cbqri *q)
+{
+    uint64_t t = UINT64_MAX;
+    for (unsigned i = 0; i < q->nctl; i++)
+        for (int s = 0; s < 2; s++) {
+            const struct cbqri_win *w = &q->ctl[i].win[s];
+            if (HW_FGET(w->mon_ctl, MON_CTL, BUSY) && w->mon_due < t)
+                t = w->mon_due;
+            if (HW_FGET(w->alloc_ctl, ALLOC_CTL, BUSY) && w->alloc_due < t)
+                t = w->alloc_due;
+        }
+    return t;
+}
+
 /* A control register write starts an operation: BUSY, STATUS 0 until done. */
 static void start(struct cbqri *q, uint64_t *ctl, uint64_t *due, uint64_t v)
 {

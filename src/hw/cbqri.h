@@ -228,6 +228,11 @@ void cbqri_reset(struct cbqri *q);
 /* Moves the model's clock to now (ticks; never backwards), completing the
  * operations due and observing the machine's counters. */
 void cbqri_tick(struct cbqri *q, uint64_t now);
+/* When the first operation in progress completes, in ticks (UINT64_MAX:
+ * none is). Whoever runs the machine runs it up to there and ticks, so the
+ * operation sees the machine as it is then -- a CONFIG_EVENT starts its
+ * count there, a CONFIG_LIMIT takes effect there. */
+uint64_t cbqri_next_due(const struct cbqri *q);
 
 /* The register interface. size: 4 or 8. */
 enum hw_fault cbqri_mmio_read(struct cbqri *q, unsigned hart, enum cbqri_mode md, uint64_t addr,

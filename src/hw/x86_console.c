@@ -1,24 +1,104 @@
 #include "x86_console.h"
 
-#include "util/conf.h"
+#include "lwp.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-/* A number as configuration files write them: decimal or 0x-hex, no sign. */
-static int num(const char *s, uint64_t max, uint64_t *out)
+static int cpu_arg(const struct x86_console *c, const char *s, uint64_t *cpu, char *err)
 {
-    uint64_t v;
-    if (!s || conf_parse_u64(s, &v) || v > max)
-        return -1;
-    *out = v;
-    return 0;
+    unsigned ncpu = c->x->m->ncpu;
+    if (!console_num(s, UINT32_MAX, cpu) && *cpu < ncpu)
+        return 0;
+    snprintf(err, CONSOLE_ERR_SIZE, "CPU '%s': expected a CPU number 0..%u", s, ncpu - 1);
+    return -1;
 }
 
-/* Runs one command; writes its one output line to out. */
-static void command(struct x86_console *c, char **w, int n, FILE *out)
+/* LLWPCB and SLWPCB as the current process executes them (ring 3), on the
+ * given CPU, which then runs that process (5.3). */
+static void lwp_cmd(struct x86_console *c, char **w, int n, char *err, FILE *out)
 {
-    char err[600] = "";
+    int load = !strcmp(w[0], "llwpcb");
+    uint64_t cpu, addr = 0;
+    if (n != (load ? 3 : 2)) {
+        snprintf(err, CONSOLE_ERR_SIZE, "usage: %s", load ? "llwpcb CPU ADDR" : "slwpcb CPU");
+        return;
+    }
+    if (cpu_arg(c, w[1], &cpu, err))
+        return;
+    if (load && console_num(w[2], UINT64_MAX, &addr)) {
+        snprintf(err, CONSOLE_ERR_SIZE, "address '%s': expected a 64-bit number", w[2]);
+        return;
+    }
+    struct lwp *u = &c->x->lwp;
+    c->proc->cpu = (unsigned)cpu;
+    enum hw_fault f = load ? lwp_llwpcb(u, (unsigned)cpu, &c->proc->vm, addr, 3, NULL)
+                           : lwp_slwpcb(u, (unsigned)cpu, &c->proc->vm, 3, &addr);
+    if (f != HW_OK)
+        fprintf(out, "%s\n", hw_fault_name(f));
+    else if (load)
+        fputs("ok\n", out);
+    else
+        fprintf(out, "0x%016llx\n", (unsigned long long)addr);
+}
+
+/* The current process's memory, as the process (CPL 3) reaches it. */
+static void mem_cmd(struct x86_console *c, char **w, int n, char *err, FILE *out)
+{
+    struct vmem *vm = &c->proc->vm;
+    uint64_t a = 0, v = 0;
+    const char *op = n > 1 ? w[1] : "";
+    if (!strcmp(op, "map")) {
+        unsigned perm = VMEM_U | VMEM_W;
+        for (int k = 4; k < n; k++)
+            if (!strcmp(w[k], "kernel"))
+                perm &= ~(unsigned)VMEM_U;
+            else if (!strcmp(w[k], "ro"))
+                perm &= ~(unsigned)VMEM_W;
+            else if (strcmp(w[k], "user") && strcmp(w[k], "rw"))
+                n = 0; /* malformed */
+        if (n < 4 || n > 6 || console_num(w[2], UINT64_MAX, &a) ||
+            console_num(w[3], 1ull << 36, &v) || !v)
+            snprintf(err, CONSOLE_ERR_SIZE,
+                     "usage: mem map ADDR LEN [user|kernel] [rw|ro] (LEN 1 to 64 GiB)");
+        else if (vmem_map(vm, a, v, perm))
+            snprintf(err, CONSOLE_ERR_SIZE, "cannot map 0x%llx bytes at 0x%llx",
+                     (unsigned long long)v, (unsigned long long)a);
+        else
+            fputs("ok\n", out);
+        return;
+    }
+    int wr = !strncmp(op, "write", 5), rd = !strncmp(op, "read", 4);
+    const char *bits = wr ? op + 5 : rd ? op + 4 : "";
+    unsigned size = !strcmp(bits, "32") ? 4 : !strcmp(bits, "64") ? 8 : 0;
+    if (!size || n != (wr ? 4 : 3)) {
+        snprintf(err, CONSOLE_ERR_SIZE,
+                 "usage: mem read32|read64 ADDR, mem write32|write64 ADDR VALUE, or mem map");
+        return;
+    }
+    if (console_num(w[2], UINT64_MAX, &a)) {
+        snprintf(err, CONSOLE_ERR_SIZE, "address '%s': expected a 64-bit number", w[2]);
+        return;
+    }
+    if (wr && console_num(w[3], size == 4 ? UINT32_MAX : UINT64_MAX, &v)) {
+        snprintf(err, CONSOLE_ERR_SIZE, "value '%s': expected a %u-bit number", w[3], size * 8);
+        return;
+    }
+    struct vmem_fault f;
+    int rc = wr ? vmem_write_u(vm, a, size, v, VMEM_ACC_USER, &f)
+                : vmem_read_u(vm, a, size, &v, VMEM_ACC_USER, &f);
+    if (rc)
+        fputs("#PF\n", out);
+    else if (wr)
+        fputs("ok\n", out);
+    else
+        fprintf(out, size == 4 ? "0x%08llx\n" : "0x%016llx\n", (unsigned long long)v);
+}
+
+/* Runs one command: writes its one output line to out, or leaves in err
+ * why it is malformed. */
+static void command(void *self, char **w, int n, char *err, FILE *out)
+{
+    struct x86_console *c = self;
     uint64_t a = 0, b = 0, v = 0;
     unsigned ncpu = c->x->m->ncpu;
     if (!strcmp(w[0], "cpuid")) {
@@ -26,30 +106,32 @@ static void command(struct x86_console *c, char **w, int n, FILE *out)
         int k = n;
         if (n >= 3 && !strcmp(w[n - 2], "cpu")) {
             k = n - 2;
-            if (num(w[n - 1], UINT32_MAX, &cpu) || cpu >= ncpu)
-                snprintf(err, sizeof err, "cpu '%s': expected a CPU number 0..%u", w[n - 1],
+            if (console_num(w[n - 1], UINT32_MAX, &cpu) || cpu >= ncpu)
+                snprintf(err, CONSOLE_ERR_SIZE, "cpu '%s': expected a CPU number 0..%u", w[n - 1],
                          ncpu - 1);
         }
         if (!*err && (k < 2 || k > 3))
-            snprintf(err, sizeof err, "usage: cpuid LEAF [SUBLEAF] [cpu N]");
-        else if (!*err && (num(w[1], UINT32_MAX, &a) || (k == 3 && num(w[2], UINT32_MAX, &b))))
-            snprintf(err, sizeof err, "leaf and subleaf are 32-bit numbers");
+            snprintf(err, CONSOLE_ERR_SIZE, "usage: cpuid LEAF [SUBLEAF] [cpu N]");
+        else if (!*err && (console_num(w[1], UINT32_MAX, &a) ||
+                           (k == 3 && console_num(w[2], UINT32_MAX, &b))))
+            snprintf(err, CONSOLE_ERR_SIZE, "leaf and subleaf are 32-bit numbers");
         if (!*err) {
             uint32_t r[4];
             x86_cpuid(c->x, (unsigned)cpu, (uint32_t)a, (uint32_t)b, r);
             fprintf(out, "eax=0x%08x ebx=0x%08x ecx=0x%08x edx=0x%08x\n", r[0], r[1], r[2], r[3]);
-            return;
         }
     } else if (!strcmp(w[0], "rdmsr") || !strcmp(w[0], "wrmsr")) {
         int wr = w[0][0] == 'w';
         if (n != (wr ? 4 : 3))
-            snprintf(err, sizeof err, "usage: %s", wr ? "wrmsr CPU MSR VALUE" : "rdmsr CPU MSR");
-        else if (num(w[1], UINT32_MAX, &a) || a >= ncpu)
-            snprintf(err, sizeof err, "CPU '%s': expected a CPU number 0..%u", w[1], ncpu - 1);
-        else if (num(w[2], UINT32_MAX, &b))
-            snprintf(err, sizeof err, "MSR '%s': expected a 32-bit number", w[2]);
-        else if (wr && num(w[3], UINT64_MAX, &v))
-            snprintf(err, sizeof err, "value '%s': expected a 64-bit number", w[3]);
+            snprintf(err, CONSOLE_ERR_SIZE, "usage: %s",
+                     wr ? "wrmsr CPU MSR VALUE" : "rdmsr CPU MSR");
+        else if (console_num(w[1], UINT32_MAX, &a) || a >= ncpu)
+            snprintf(err, CONSOLE_ERR_SIZE, "CPU '%s': expected a CPU number 0..%u", w[1],
+                     ncpu - 1);
+        else if (console_num(w[2], UINT32_MAX, &b))
+            snprintf(err, CONSOLE_ERR_SIZE, "MSR '%s': expected a 32-bit number", w[2]);
+        else if (wr && console_num(w[3], UINT64_MAX, &v))
+            snprintf(err, CONSOLE_ERR_SIZE, "value '%s': expected a 64-bit number", w[3]);
         if (!*err) {
             enum hw_fault f = wr ? x86_wrmsr(c->x, (unsigned)a, (uint32_t)b, v)
                                  : x86_rdmsr(c->x, (unsigned)a, (uint32_t)b, &v);
@@ -59,43 +141,20 @@ static void command(struct x86_console *c, char **w, int n, FILE *out)
                 fputs("ok\n", out);
             else
                 fprintf(out, "0x%016llx\n", (unsigned long long)v);
-            return;
         }
+    } else if (!strcmp(w[0], "llwpcb") || !strcmp(w[0], "slwpcb")) {
+        lwp_cmd(c, w, n, err, out);
+    } else if (!strcmp(w[0], "mem")) {
+        mem_cmd(c, w, n, err, out);
     } else if (!strcmp(w[0], "run")) {
-        if (n != 2 || num(w[1], 1000000000000ull, &a))
-            snprintf(err, sizeof err, "usage: run NS (nanoseconds, up to 1000 s)");
-        else {
-            struct err e;
-            if (c->run && c->run(c->ctx, a, &e)) {
-                snprintf(err, sizeof err, "the run failed: %s", e.msg);
-            } else {
-                fputs("ok\n", out);
-                return;
-            }
-        }
+        console_run(&c->k, w, n, err, out);
     } else {
-        snprintf(err, sizeof err, "unknown command '%s' (cpuid, rdmsr, wrmsr, run)", w[0]);
+        snprintf(err, CONSOLE_ERR_SIZE,
+                 "unknown command '%s' (cpuid, rdmsr, wrmsr, llwpcb, slwpcb, mem, run)", w[0]);
     }
-    fprintf(out, "error: line %u: %s\n", c->line, err);
-    c->errors++;
 }
 
 void x86_console_line(struct x86_console *c, char *text, FILE *out)
 {
-    c->line++;
-    char *hash = strchr(text, '#');
-    if (hash)
-        *hash = '\0';
-    char *w[8], *save = NULL;
-    int n = 0;
-    for (char *t = strtok_r(text, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
-        if (n == 8) {
-            fprintf(out, "error: line %u: too many words\n", c->line);
-            c->errors++;
-            return;
-        }
-        w[n++] = t;
-    }
-    if (n)
-        command(c, w, n, out);
+    console_line(&c->k, text, out, command, c);
 }

@@ -22,11 +22,18 @@ golden intel-cmt-mbm --scenario "$TOP/examples/noisy-neighbour.yaml"
 golden rdt-groups --scenario "$TOP/examples/rdt-noisy-neighbour.yaml"
 golden intel-l2-cdp --platform intel-atom
 golden amd-pqos --platform amd-epyc
+golden cbqri-capacity --platform riscv-soc
+golden cbqri-bandwidth --platform riscv-soc
+golden cbqri-privilege --platform riscv-soc
+golden cbqri-busy --platform riscv-soc
+golden cbqri-monitor --scenario "$TOP/examples/regs/cbqri-tasks.yaml"
+golden cbqri-groups --scenario "$TOP/examples/regs/cbqri-groups.yaml"
+golden lwp --scenario "$TOP/examples/regs/lwp-task.yaml"
 
 # Malformed commands: one error line each, the console goes on, exit 1.
 printf 'frob\nrdmsr 0\nrdmsr 32 0xc8f\nwrmsr 0 0xc8f -1\ncpuid\ncpuid 0 0 cpu 99\nrun x\nrdmsr 0 0x1ffffffff\nrdmsr 0 0xc8f\n' >"$TMP/bad.regs"
 expect "malformed commands exit 1" 1 "$QOSIM" regs "$TMP/bad.regs"
-same "each gets one error line, then the console goes on" "$(cat "$TMP/out")" "error: line 1: unknown command 'frob' (cpuid, rdmsr, wrmsr, run)
+same "each gets one error line, then the console goes on" "$(cat "$TMP/out")" "error: line 1: unknown command 'frob' (cpuid, rdmsr, wrmsr, llwpcb, slwpcb, mem, run)
 error: line 2: usage: rdmsr CPU MSR
 error: line 3: CPU '32': expected a CPU number 0..31
 error: line 4: value '-1': expected a 64-bit number
@@ -39,9 +46,59 @@ printf '# only comments\n\n   # and blanks\n' | "$QOSIM" regs - >"$TMP/out" 2>&1
 same "comments and blank lines print nothing" "$(cat "$TMP/out")" ""
 printf 'rdmsr 0 0xc8f\n' | "$QOSIM" regs >"$TMP/out" 2>&1
 same "standard input by default" "$(cat "$TMP/out")" "0x0000000000000000"
-printf 'rdmsr 0 0xc81\n' | "$QOSIM" regs --platform riscv-soc >"$TMP/out" 2>"$TMP/err"
-same "a RISC-V platform has no x86 registers: exit 2" "$?" "2"
-has "and says so" "$TMP/err" "riscv-soc is a RISC-V platform"
+
+# The LWP commands: the same rules.
+printf 'llwpcb\nllwpcb 99 0\nllwpcb 0 x\nslwpcb 0 1\nmem\nmem read16 0\nmem read32\nmem write32 0 0x100000000\nmem map 0 0\nmem map 0 4096 shared\nmem read64 0x1000\nmem map 0x1000 0x1000 ro\nmem write32 0x1000 1\nmem read32 0x1000\nmem map 0x1000 0x1000 kernel\nmem read32 0x1000\nllwpcb 0 0x1000\n' >"$TMP/bad-lwp.regs"
+expect "LWP: malformed commands exit 1" 1 "$QOSIM" regs --platform amd-lwp "$TMP/bad-lwp.regs"
+same "LWP: each gets one error line; faults are answers" "$(cat "$TMP/out")" "error: line 1: usage: llwpcb CPU ADDR
+error: line 2: CPU '99': expected a CPU number 0..7
+error: line 3: address 'x': expected a 64-bit number
+error: line 4: usage: slwpcb CPU
+error: line 5: usage: mem read32|read64 ADDR, mem write32|write64 ADDR VALUE, or mem map
+error: line 6: usage: mem read32|read64 ADDR, mem write32|write64 ADDR VALUE, or mem map
+error: line 7: usage: mem read32|read64 ADDR, mem write32|write64 ADDR VALUE, or mem map
+error: line 8: value '0x100000000': expected a 32-bit number
+error: line 9: usage: mem map ADDR LEN [user|kernel] [rw|ro] (LEN 1 to 64 GiB)
+error: line 10: usage: mem map ADDR LEN [user|kernel] [rw|ro] (LEN 1 to 64 GiB)
+#PF
+ok
+#PF
+0x00000000
+ok
+#PF
+#UD"
+
+# The RISC-V console: the same rules over the CBQRI commands.
+printf 'frob\nmmio\nmmio read16 0x04820000\nmmio read64\nmmio read64 0x04820000 hart 16\nmmio write32 0x04820020 0x100000000\nmmio write64 0x04820020 -1\nmmio read64 x\ncsr read 0\ncsr read 0 satp\ncsr write 0 sqoscfg\ncsr read 16 sqoscfg\ncsr write 0 sqoscfg 0x100000000\nmode 0\nmode 0 HS\nmode 16 S\nrun x\nrdmsr 0 0xc81\nmmio read64 0x04820000 extra\nmmio read64 0x04820000\n' >"$TMP/bad-rv.regs"
+expect "RISC-V: malformed commands exit 1" 1 "$QOSIM" regs --platform riscv-soc "$TMP/bad-rv.regs"
+same "RISC-V: each gets one error line, then the console goes on" "$(cat "$TMP/out")" "error: line 1: unknown command 'frob' (mmio, csr, mode, run)
+error: line 2: usage: mmio read32|read64 ADDR [hart N] or mmio write32|write64 ADDR VALUE [hart N]
+error: line 3: usage: mmio read32|read64 ADDR [hart N] or mmio write32|write64 ADDR VALUE [hart N]
+error: line 4: usage: mmio read32|read64 ADDR [hart N] or mmio write32|write64 ADDR VALUE [hart N]
+error: line 5: hart '16': expected a hart number 0..15
+error: line 6: value '0x100000000': expected a 32-bit number
+error: line 7: value '-1': expected a 64-bit number
+error: line 8: address 'x': expected a 64-bit number
+error: line 9: usage: csr read HART sqoscfg or csr write HART sqoscfg VALUE
+error: line 10: CSR 'satp': the console knows sqoscfg only
+error: line 11: usage: csr read HART sqoscfg or csr write HART sqoscfg VALUE
+error: line 12: hart '16': expected a hart number 0..15
+error: line 13: value '0x100000000': expected a 32-bit number
+error: line 14: usage: mode HART M|S|U|VS|VU|secure-M
+error: line 15: mode 'HS': expected M, S, U, VS, VU or secure-M
+error: line 16: hart '16': expected a hart number 0..15
+error: line 17: usage: run NS (nanoseconds, up to 1000 s)
+error: line 18: unknown command 'rdmsr' (mmio, csr, mode, run)
+error: line 19: usage: mmio read32|read64 ADDR [hart N] or mmio write32|write64 ADDR VALUE [hart N]
+0x0000000001000801"
+printf 'csr read 0 sqoscfg\n' | "$QOSIM" regs --platform riscv-soc >"$TMP/out" 2>&1
+same "RISC-V: a RISC-V platform gets the CBQRI console" "$(cat "$TMP/out")" "0x00000000"
+printf 'cpuid 0\n' | "$QOSIM" regs --platform intel-xeon >"$TMP/out" 2>&1
+same "x86 keeps its console" "$(cat "$TMP/out")" "eax=0x00000010 ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69"
+expect "RISC-V: unknown option" 2 "$QOSIM" regs --platform riscv-soc --frob
+expect "RISC-V: platform and scenario together" 2 "$QOSIM" regs --platform riscv-soc \
+    --scenario "$TOP/examples/regs/cbqri-tasks.yaml"
+expect "RISC-V: --platform without a value" 2 "$QOSIM" regs --platform
 expect "platform and scenario together" 2 "$QOSIM" regs --platform intel-xeon --scenario x.yaml
 expect "a missing script" 2 "$QOSIM" regs "$TMP/none.regs"
 has "names it" "$TMP/err" "none.regs: cannot open"

@@ -16,9 +16,10 @@
 
 #include <string.h>
 
-static const char *const plats[] = {"intel-xeon", "intel-atom", "amd-epyc"};
-static struct mach machines[3];
-static struct x86 regs[3];
+static const char *const plats[] = {"intel-xeon", "intel-atom", "amd-epyc", "amd-lwp"};
+#define NPLAT 4
+static struct mach machines[NPLAT];
+static struct x86 regs[NPLAT];
 static FILE *devnull;
 static struct rng rng_s; /* seeded from each input */
 
@@ -78,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!size)
         return 0;
-    unsigned k = data[0] % 3;
+    unsigned k = data[0] % NPLAT;
     if (!machines[k].cpu) {
         struct plat p;
         struct err e;
@@ -90,7 +91,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct x86 *x = &regs[k];
     x86_reset(x);
     rng_seed(&rng_s, size, 0);
-    struct x86_console c = {.x = x, .run = run_ns, .ctx = x};
+    /* A fresh process for each input (x86_reset turned LWP off, so no unit
+     * still points into the last one's memory). */
+    static struct lwp_proc pr;
+    lwp_proc_init(&pr, x, 0);
+    struct x86_console c = {.x = x, .k = {.run = run_ns, .ctx = x}, .proc = &pr};
     char line[256];
     size_t i = 1;
     while (i < size) {
@@ -105,5 +110,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_state(x);
     }
     check_occupancy(x->m, (unsigned)size);
+    lwp_proc_free(&pr);
     return 0;
 }

@@ -5,13 +5,13 @@
 # harness, and appends "PASSED FAILED" (counts of harnesses) to
 # build/test-results (or $FUZZ_RESULTS). A harness that is not built counts as failed. A crash
 # input is kept under build/fuzz/artifacts/. Exits non-zero if any failed.
-#   tests/fuzz/smoke.sh [HARNESS...]     (default: lackey champsim din geom config regs)
+#   tests/fuzz/smoke.sh [HARNESS...]     (default: lackey champsim din geom config regs cbqri)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
 time=${FUZZ_TIME:-15}
 results=${FUZZ_RESULTS:-build/test-results}
-harnesses=${*:-lackey champsim din geom config regs}
+harnesses=${*:-lackey champsim din geom config regs cbqri}
 mkdir -p build
 pass=0 fail=0
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/qosim-fuzz-smoke.XXXXXX") || exit 2
