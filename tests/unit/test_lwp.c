@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "testlib.h"
+#include "lwp_plat.h"
 
 #include "hw/lwp.h"
 #include "sim/plat.h"
@@ -41,37 +42,11 @@ static struct vmem V;
 
 /* ---- set-up ---- */
 
-/* amd-lwp with text replaced: subs holds (from, to) pairs, then NULL. */
-static void load_plat(struct plat *p, const char *const *subs)
-{
-    struct err e = {0};
-    char text[8192], tmp[8192];
-    const char *t = plat_builtin_text("amd-lwp");
-    if (!t)
-        fail_msg("amd-lwp is not built in");
-    snprintf(text, sizeof text, "%s", t);
-    for (; subs && subs[0]; subs += 2) {
-        const char *at = strstr(text, subs[0]);
-        if (!at)
-            fail_msg("amd-lwp lacks '%s'", subs[0]);
-        snprintf(tmp, sizeof tmp, "%.*s%s%s", (int)(at - text), text, subs[1],
-                 at + strlen(subs[0]));
-        memcpy(text, tmp, sizeof text);
-    }
-    struct conf c;
-    if (conf_load_mem(&c, "test.yaml", text, strlen(text), &e))
-        fail_msg("conf_load_mem: %s", e.msg);
-    int rc = plat_from_conf(p, &c, &e);
-    conf_free(&c);
-    if (rc)
-        fail_msg("plat_from_conf: %s", e.msg);
-}
-
 static void boot_subs(const char *const *subs)
 {
     struct plat p;
     struct err e = {0};
-    load_plat(&p, subs);
+    lwp_plat(&p, subs);
     lwp_free(&U);
     if (lwp_init(&U, &p, 1, &e))
         fail_msg("lwp_init: %s", e.msg);

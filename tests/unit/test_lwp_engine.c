@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "testlib.h"
+#include "lwp_plat.h"
 
 #include "hw/lwp.h"
 #include "hw/x86.h"
@@ -54,34 +55,6 @@ static struct vmem V, VB; /* two threads' address spaces */
 
 /* ---- set-up ---- */
 
-/* amd-lwp with text replaced: subs holds (from, to) pairs, then NULL. */
-static void load_plat(struct plat *p, const char *const *subs)
-{
-    struct err e = {0};
-    char text[8192], tmp[8192];
-    const char *t = plat_builtin_text("amd-lwp");
-    if (!t) {
-        fail_msg("amd-lwp is not built in");
-        return;
-    }
-    snprintf(text, sizeof text, "%s", t);
-    for (; subs && subs[0]; subs += 2) {
-        const char *at = strstr(text, subs[0]);
-        if (!at)
-            fail_msg("amd-lwp lacks '%s'", subs[0]);
-        snprintf(tmp, sizeof tmp, "%.*s%s%s", (int)(at - text), text, subs[1],
-                 at + strlen(subs[0]));
-        memcpy(text, tmp, sizeof text);
-    }
-    struct conf c;
-    if (conf_load_mem(&c, "test.yaml", text, strlen(text), &e))
-        fail_msg("conf_load_mem: %s", e.msg);
-    int rc = plat_from_conf(p, &c, &e);
-    conf_free(&c);
-    if (rc)
-        fail_msg("plat_from_conf: %s", e.msg);
-}
-
 static void space(struct vmem *vm)
 {
     vmem_free(vm);
@@ -95,7 +68,7 @@ static void boot_seed(const char *from, const char *to, uint64_t seed)
     struct plat p;
     struct err e = {0};
     const char *subs[] = {from, to ? to : "", NULL};
-    load_plat(&p, from ? subs : NULL);
+    lwp_plat(&p, from ? subs : NULL);
     lwp_free(&U);
     if (lwp_init(&U, &p, seed, &e))
         fail_msg("lwp_init: %s", e.msg);
