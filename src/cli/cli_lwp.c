@@ -442,6 +442,17 @@ int cli_lwp(int argc, char **argv)
         scen_free(&s);
         return 2;
     }
+    int settings = s.qos.present;
+    for (unsigned i = 0; i < s.nphase; i++)
+        settings |= s.phase[i].nset != 0;
+    if (settings) {
+        cli_error("lwp",
+                  "%s: qosim lwp runs the tasks as they start and applies no qos section "
+                  "or phase settings (qosim run does)",
+                  o.scenario);
+        scen_free(&s);
+        return 2;
+    }
     if (!s.plat.lwp.present) {
         cli_error("lwp", "%s has no LWP (its profile has no qos.lwp section; try amd-lwp)",
                   s.plat.name);

@@ -118,5 +118,7 @@ bad "a platform without LWP" 'amd-epyc has no LWP' "${T[@]}" --event ir:5 --plat
 bad "trace and scenario" 'give one of --trace and --scenario' "${T[@]}" --scenario "$TMP/two.yaml" --event ir:5
 bad "an unknown task" "no task called 'c'" --scenario "$TMP/two.yaml" --task c --event ir:5
 bad "an unknown option" "unknown argument '--colour'" "${T[@]}" --event ir:5 --colour
+printf 'platform: amd-lwp\nduration: 1ms\ntasks:\n  - {name: t, cpu: 0, workload: {pattern: seq}}\nphases:\n  - {at: 0.5ms, assoc: [{task: t, class: 0, tag: 0}]}\n' >"$TMP/phases.yaml"
+bad "a scenario with phase settings" 'applies no qos section or phase settings' --scenario "$TMP/phases.yaml" --event ir:5
 expect "a trace that is not there fails" 1 "$QOSIM" lwp --trace "$TMP/none.lackey" --event ir:5 --raw "$TMP/bad.raw"
 claim "no output file: a missing trace" [ ! -e "$TMP/bad.raw" ]
