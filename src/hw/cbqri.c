@@ -827,8 +827,8 @@ int cbqri_init(struct cbqri *q, struct mach *m, struct err *e)
     if (q->p->vendor != PLAT_RISCV)
         return err_set(e, -QOSIM_EUNSUP, "%s is not a RISC-V platform: it has no CBQRI",
                        q->p->name);
-    q->busy_cycles = CBQRI_BUSY_CYCLES;
-    q->access_cycles = CBQRI_ACCESS_CYCLES;
+    q->busy_cycles = q->p->cbqri_busy;
+    q->access_cycles = q->p->cbqri_access;
     q->ctr_width = q->p->mon.width < 62 ? q->p->mon.width : 62; /* CTR[61:0] */
     int rc = build(q, e);
     if (!rc)

@@ -100,11 +100,11 @@
 #include <stdint.h>
 
 #define CBQRI_WINDOW        4096ull
-#define CBQRI_SECURE_OFFSET 0x100000000ull /* secure window = normal window + this */
-#define CBQRI_VER           0x01           /* capabilities VER: draft 0.1 */
-#define CBQRI_MIN_SAMPLES   16             /* sampled lines a valid sampled occupancy needs */
-#define CBQRI_BUSY_CYCLES   64             /* default operation latency, core cycles */
-#define CBQRI_ACCESS_CYCLES 16             /* default cost of one MMIO access, core cycles */
+#define CBQRI_SECURE_OFFSET 0x100000000ull    /* secure window = normal window + this */
+#define CBQRI_VER           0x01              /* capabilities VER: draft 0.1 */
+#define CBQRI_MIN_SAMPLES   16                /* sampled lines a valid sampled occupancy needs */
+#define CBQRI_BUSY_CYCLES   PLAT_CBQRI_BUSY   /* default operation latency, core cycles */
+#define CBQRI_ACCESS_CYCLES PLAT_CBQRI_ACCESS /* default cost of one MMIO access, core cycles */
 #define CBQRI_NREG          5 /* registers in a window (NCBLKS <= 64: one cc_block_mask) */
 
 /* Register offsets in a window (spec Tables 2 and 8). */
@@ -208,7 +208,7 @@ struct cbqri {
     struct cbqri_ctl *ctl;
     unsigned nctl;
     uint64_t now; /* the model's clock, ticks */
-    /* Configurable after cbqri_init (defaults CBQRI_BUSY_CYCLES, _ACCESS_CYCLES). */
+    /* From the profile (qos.cbqri.busy_cycles, access_cycles); may be changed after cbqri_init. */
     uint64_t busy_cycles;          /* operation latency, core cycles */
     uint64_t access_cycles;        /* what one MMIO access costs, core cycles */
     unsigned ctr_width;            /* bc_mon_ctr_val.CTR bits in use */

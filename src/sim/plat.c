@@ -429,6 +429,15 @@ static int load_qos(struct plat *p, struct conf *c, struct conf_node *root, stru
         rc = load_cbqri_list(p, c, cb, "capacity", 0, e);
     if (!rc && cb)
         rc = load_cbqri_list(p, c, cb, "bandwidth", 1, e);
+    /* Operation latency and MMIO access cost (CBQRI 3.2: operations complete
+     * asynchronously; how long they take is the implementation's). */
+    uint64_t busy = PLAT_CBQRI_BUSY, access = PLAT_CBQRI_ACCESS;
+    if (!rc && cb)
+        rc = conf_u64(c, cb, "busy_cycles", CONF_OPT, 0, 1000000000, &busy, e);
+    if (!rc && cb)
+        rc = conf_u64(c, cb, "access_cycles", CONF_OPT, 0, 1000000, &access, e);
+    p->cbqri_busy = (unsigned)busy;
+    p->cbqri_access = (unsigned)access;
     if (!rc)
         rc = load_lwp(p, c, q, e);
     if (rc)

@@ -93,6 +93,9 @@ struct plat_bw {
 };
 
 /* A CBQRI controller's place and size. */
+#define PLAT_CBQRI_BUSY   64 /* default qos.cbqri.busy_cycles */
+#define PLAT_CBQRI_ACCESS 16 /* default qos.cbqri.access_cycles */
+
 struct plat_cbqri_ctl {
     enum plat_level level; /* capacity: PLAT_L2 or PLAT_L3; bandwidth: PLAT_NLEVEL = memory */
     uint64_t base;         /* MMIO base of instance 0; instance i at base + i * 4096 */
@@ -122,6 +125,7 @@ struct plat {
     struct plat_bw bw;
     struct plat_cbqri_ctl cbqri_cap[PLAT_MAX_CTLS], cbqri_bw[PLAT_MAX_CTLS];
     unsigned n_cbqri_cap, n_cbqri_bw;
+    unsigned cbqri_busy, cbqri_access; /* cycles an operation keeps BUSY; an MMIO access costs */
     struct plat_lwp lwp;
     /* Derived. */
     unsigned ncpus, ncores, nmodules, ndomains, nnodes;

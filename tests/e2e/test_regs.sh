@@ -47,6 +47,17 @@ same "comments and blank lines print nothing" "$(cat "$TMP/out")" ""
 printf 'rdmsr 0 0xc8f\n' | "$QOSIM" regs >"$TMP/out" 2>&1
 same "standard input by default" "$(cat "$TMP/out")" "0x0000000000000000"
 
+# The controllers' timing comes from the profile: with busy_cycles 0 an
+# operation is done when its write is; with 1000, still BUSY after 20 reads.
+"$QOSIM" profiles show riscv-soc | sed 's/^  cbqri:$/  cbqri:\n    busy_cycles: 0/' >"$TMP/rv0.yaml"
+"$QOSIM" profiles show riscv-soc | sed 's/^  cbqri:$/  cbqri:\n    busy_cycles: 1000/' >"$TMP/rv1000.yaml"
+printf 'mmio write64 0x04828018 0x2\nmmio read64 0x04828018\n' >"$TMP/busy.regs"
+for i in $(seq 20); do echo 'mmio read64 0x04828018' >>"$TMP/busy.regs"; done
+expect "busy_cycles 0 runs" 0 "$QOSIM" regs --platform "$TMP/rv0.yaml" "$TMP/busy.regs"
+same "busy_cycles 0: STATUS 1 at the first read" "$(sed -n 2p "$TMP/out")" 0x0000000100000002
+expect "busy_cycles 1000 runs" 0 "$QOSIM" regs --platform "$TMP/rv1000.yaml" "$TMP/busy.regs"
+same "busy_cycles 1000: BUSY after 20 reads of 16 cycles" "$(tail -1 "$TMP/out")" 0x0000008000000002
+
 # The LWP commands: the same rules.
 printf 'llwpcb\nllwpcb 99 0\nllwpcb 0 x\nslwpcb 0 1\nmem\nmem read16 0\nmem read32\nmem write32 0 0x100000000\nmem map 0 0\nmem map 0 4096 shared\nmem read64 0x1000\nmem map 0x1000 0x1000 ro\nmem write32 0x1000 1\nmem read32 0x1000\nmem map 0x1000 0x1000 kernel\nmem read32 0x1000\nllwpcb 0 0x1000\n' >"$TMP/bad-lwp.regs"
 expect "LWP: malformed commands exit 1" 1 "$QOSIM" regs --platform amd-lwp "$TMP/bad-lwp.regs"
