@@ -730,9 +730,11 @@ void cbqri_reset(struct cbqri *q)
         struct cbqri_ctl *c = &q->ctl[i];
         for (int s = 0; s < 2; s++) {
             reset_window(c, &c->win[s]);
-            for (unsigned r = 0; r < c->pc->rcids; r++)
-                apply(q, c, &c->win[s], r);
+            for (unsigned r = 0; c->kind == CBQRI_CAPACITY && r < c->pc->rcids; r++)
+                cap_apply(q, c, &c->win[s], r);
         }
+        if (c->kind == CBQRI_BANDWIDTH)
+            bw_apply(q, c); /* every (world, RCID, AT) at once */
     }
     for (unsigned h = 0; h < q->m->ncpu; h++)
         csr_load(q, h, 0); /* RCID 0 at reset (2.1.1); MCID 0, a legal value */
