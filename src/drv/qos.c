@@ -180,6 +180,34 @@ void qos_hooks(struct qos *q, int mon, double poll)
     }
 }
 
+int qos_assign(struct qos *q, int mon, qos_next_id_fn next, struct err *e)
+{
+    const struct scen *s = q->run->s;
+    const struct scen_qos *sq = &s->qos;
+    int rc = 0;
+    for (unsigned g = 0; mon && sq->monitor == SCEN_MON_GROUP && g < sq->ngrp && !rc; g++)
+        rc = next(q, "group", sq->grp[g], &q->rmid[g], e);
+    for (unsigned i = 0; i < s->ntask && !rc; i++) {
+        int g = sq->task_grp[i];
+        struct sched_task *t = &q->run->task[i];
+        t->cls = g < 0 ? 0 : q->cos[g];
+        t->tag = sq->monitor == SCEN_MON_GROUP && g >= 0 ? q->rmid[g] : 0;
+        if (mon && sq->monitor == SCEN_MON_TASK)
+            rc = next(q, "task", s->task[i].name, &t->tag, e);
+    }
+    return rc;
+}
+
+static int next_rmid(struct qos *q, const char *what, const char *name, unsigned *out,
+                     struct err *e)
+{
+    int m = rdt_alloc_rmid(&q->d);
+    if (m < 0)
+        return err_set(e, -QOSIM_EINVAL, "%s %s: no free RMID", what, name);
+    *out = (unsigned)m;
+    return 0;
+}
+
 int qos_init(struct qos *q, const struct hw_x86_if *r, struct run *run, struct err *e)
 {
     memset(q, 0, sizeof *q);
@@ -207,25 +235,8 @@ int qos_init(struct qos *q, const struct hw_x86_if *r, struct run *run, struct e
             rc = apply_set(q, &sq->init[g], e);
         }
     }
-    if (!rc && sq->monitor == SCEN_MON_GROUP)
-        for (unsigned g = 0; g < sq->ngrp && !rc; g++) {
-            int m = rdt_alloc_rmid(&q->d);
-            if (m < 0)
-                rc = err_set(e, -QOSIM_EINVAL, "group %s: no free RMID", sq->grp[g]);
-            q->rmid[g] = (unsigned)m;
-        }
-    for (unsigned i = 0; i < s->ntask && !rc; i++) {
-        int g = sq->task_grp[i];
-        struct sched_task *t = &run->task[i];
-        t->cls = g < 0 ? 0 : q->cos[g];
-        t->tag = sq->monitor == SCEN_MON_GROUP && g >= 0 ? q->rmid[g] : 0;
-        if (sq->monitor == SCEN_MON_TASK) {
-            int m = rdt_alloc_rmid(&q->d);
-            if (m < 0)
-                rc = err_set(e, -QOSIM_EINVAL, "task %s: no free RMID", s->task[i].name);
-            t->tag = (unsigned)m;
-        }
-    }
+    if (!rc)
+        rc = qos_assign(q, sq->monitor != SCEN_MON_NONE, next_rmid, e);
     if (rc) {
         qos_free(q);
         return rc;

@@ -51,6 +51,14 @@ int qos_at_line(const struct qos *q, unsigned line, int rc, struct err *e);
 unsigned qos_grp_cls(const struct qos *q, unsigned grp);
 int qos_unavailable(struct qos *q, unsigned task, int rc);
 int qos_alloc(struct qos *q, unsigned ngrp, unsigned ntask, struct err *e);
+/* Hands out the next free monitoring ID for a group or task (what, name:
+ * for the message when none is left). */
+typedef int (*qos_next_id_fn)(struct qos *q, const char *what, const char *name, unsigned *out,
+                              struct err *e);
+/* Every task's class (its group's; 0 in the default group) and, with mon,
+ * monitoring IDs as the section says: one per group or per task, ID 0
+ * staying with the default group. */
+int qos_assign(struct qos *q, int mon, qos_next_id_fn next, struct err *e);
 void qos_hooks(struct qos *q, int mon, double poll);
 /* The CBQRI side of the hooks (qos_cbqri.c). */
 int qos_cbqri_apply(struct qos *q, const struct scen_qos_set *x, struct err *e);

@@ -261,18 +261,10 @@ int qos_init_cbqri(struct qos *q, const struct cbqri_regif *r, struct run *run, 
             rc = qos_cbqri_apply(q, &sq->tinit[g], e);
     }
     int mon = sq->monitor != SCEN_MON_NONE && q->c.nmcid > 1;
-    for (unsigned g = 0; mon && g < sq->ngrp && !rc && sq->monitor == SCEN_MON_GROUP; g++)
-        rc = next_mcid(q, "group", sq->grp[g], &q->rmid[g], e);
     if (!rc && mon)
-        rc = mon_start(q, 0, e);
-    for (unsigned i = 0; i < s->ntask && !rc; i++) {
-        int g = sq->task_grp[i];
-        struct sched_task *t = &run->task[i];
-        t->cls = g < 0 ? 0 : q->cos[g];
-        t->tag = sq->monitor == SCEN_MON_GROUP && g >= 0 ? q->rmid[g] : 0;
-        if (mon && sq->monitor == SCEN_MON_TASK)
-            rc = next_mcid(q, "task", s->task[i].name, &t->tag, e);
-    }
+        rc = mon_start(q, 0, e); /* the default group's */
+    if (!rc)
+        rc = qos_assign(q, mon, next_mcid, e);
     for (unsigned h = 0; h < run->m.ncpu && !rc; h++) /* what every hart holds now */
         rc = cbq_assoc(&q->c, h, 0, 0, e);
     if (rc) {
