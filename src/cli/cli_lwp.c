@@ -18,6 +18,7 @@
 #include "util/ofile.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,10 +58,15 @@ struct opts {
     char events[256];
 };
 
-static int bad(const char *fmt, const char *a, const char *b)
+/* A usage error: the message, exit status 2. */
+static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int bad(const char *fmt, ...)
 {
-    char msg[512];
-    snprintf(msg, sizeof msg, fmt, a, b);
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     cli_error("lwp", "%s", msg);
     return 2;
 }
@@ -85,16 +91,16 @@ static int event(struct opts *o, const char *spec)
     while (colon && id < 4 && strncmp(buf, names[id], (size_t)(colon - buf)))
         id++;
     if (!colon || id == 4 || (size_t)(colon - buf) != strlen(names[id]))
-        return bad("--event %s: expected ir:N, br:N or dcm:N%s", spec, "");
+        return bad("--event %s: expected ir:N, br:N or dcm:N", spec);
     for (unsigned i = 0; i < o->cfg.nev; i++)
         if (o->cfg.ev[i].id == id)
             return bad("--event %s: %s given twice", spec, names[id]);
     if (o->cfg.nev == LWPL_MAX_EVS)
-        return bad("--event %s: too many events%s", spec, "");
+        return bad("--event %s: too many events", spec);
     char *save = NULL, *tok = strtok_r(colon + 1, ",", &save);
     uint32_t n = 0;
     if (!tok || interval(spec, tok, &n))
-        return tok ? 2 : bad("--event %s: the interval is missing%s", spec, "");
+        return tok ? 2 : bad("--event %s: the interval is missing", spec);
     while ((tok = strtok_r(NULL, ",", &save))) {
         uint64_t v;
         if (id == 2 && !strcmp(tok, "ndb")) {
@@ -137,13 +143,6 @@ static int size_opt(const char *name, const char *v, uint64_t max, uint64_t *out
     return 2;
 }
 
-static const char *argv_size(const struct opts *o)
-{
-    static char buf[32];
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->buffer);
-    return buf;
-}
-
 static int parse(int argc, char **argv, struct opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -179,34 +178,34 @@ static int parse(int argc, char **argv, struct opts *o)
             o->have_threshold = 1;
         } else if ((v = cli_optval(argc, argv, &i, "--random", &missing))) {
             if (conf_parse_u64(v, &o->random) || o->random > 15)
-                rc = bad("--random: '%s' is not 0 to 15%s", v, "");
+                rc = bad("--random: '%s' is not 0 to 15", v);
         } else if ((v = cli_optval(argc, argv, &i, "--top", &missing))) {
             if (conf_parse_u64(v, &o->top) || !o->top || o->top > 1000000)
-                rc = bad("--top: '%s' is not 1 to 1000000%s", v, "");
+                rc = bad("--top: '%s' is not 1 to 1000000", v);
         } else if (missing)
-            rc = bad("%s needs a value%s", argv[i], "");
+            rc = bad("%s needs a value", argv[i]);
         else
             rc = bad("unknown argument '%s'\n%s", argv[i], usage);
         if (rc)
             return rc;
     }
     if (!o->trace == !o->scenario)
-        return bad("give one of --trace and --scenario%s%s", "", "");
+        return bad("give one of --trace and --scenario");
     if (o->scenario && (o->platform || o->format))
-        return bad("--scenario names its platform and workloads: no --platform or --format%s%s", "",
-                   "");
+        return bad("--scenario names its platform and workloads: no --platform or --format");
     if (o->trace && o->task)
-        return bad("--task picks a scenario's task; a trace is one task%s%s", "", "");
+        return bad("--task picks a scenario's task; a trace is one task");
     if (o->format && !trace_find(o->format))
-        return bad("--format: unknown format '%s' (lackey, champsim or din)%s", o->format, "");
+        return bad("--format: unknown format '%s' (lackey, champsim or din)", o->format);
     if (!o->cfg.nev)
-        return bad("give at least one --event (ir:N, br:N or dcm:N)%s%s", "", "");
+        return bad("give at least one --event (ir:N, br:N or dcm:N)");
     if (o->buffer / LWPL_RECORD < 2)
-        return bad("--buffer: %s bytes hold fewer than two 32-byte records%s", argv_size(o), "");
+        return bad("--buffer: %llu bytes hold fewer than two 32-byte records",
+                   (unsigned long long)o->buffer);
     if (o->have_threshold && o->threshold >= o->buffer / LWPL_RECORD * LWPL_RECORD)
-        return bad("--threshold: must be below the ring's size%s%s", "", "");
+        return bad("--threshold: must be below the ring's size");
     if (o->have_threshold && o->threshold == 0)
-        return bad("--threshold: 0 means no interrupt; leave it out to poll%s%s", "", "");
+        return bad("--threshold: 0 means no interrupt; leave it out to poll");
     o->cfg.buffer = (uint32_t)o->buffer;
     o->cfg.threshold = (uint32_t)o->threshold;
     o->cfg.random = (unsigned)o->random;
@@ -393,33 +392,6 @@ static int trace_scen(struct scen *s, const struct opts *o, struct err *e)
     return 0;
 }
 
-static int write_file(const char *path, struct ofile *o, int (*fn)(FILE *, void *), void *ctx)
-{
-    struct err e;
-    if (ofile_open(o, path, &e)) {
-        cli_error("lwp", "%s", e.msg);
-        return 1;
-    }
-    if (fn && fn(o->f, ctx)) {
-        ofile_abort(o);
-        return 1;
-    }
-    return 0;
-}
-
-struct report_ctx {
-    const struct lwpr *rep;
-    const struct lwpr_head *head;
-    unsigned top;
-};
-
-static int json_fn(FILE *f, void *ctx)
-{
-    const struct report_ctx *c = ctx;
-    lwpr_json(f, c->rep, c->head, c->top);
-    return 0;
-}
-
 int cli_lwp(int argc, char **argv)
 {
     struct opts o;
@@ -493,8 +465,10 @@ int cli_lwp(int argc, char **argv)
     run.sch.ctx = &os;
     if ((rc = boot(&os, &e)))
         goto out;
-    if (o.raw && write_file(o.raw, &raw, NULL, NULL))
+    if (o.raw && ofile_open(&raw, o.raw, &e)) {
+        cli_error("lwp", "%s", e.msg);
         goto out_quiet;
+    }
     rep.raw = o.raw ? raw.f : NULL;
     rc = simulate(&os, !o.have_threshold, s.duration, &e);
     if (!rc && rep.oom)
@@ -516,21 +490,16 @@ out:
         snprintf(h.events, sizeof h.events, "%s", o.events);
         struct err e2;
         lwpl_missed(&os.lib, &h.missed, &e2);
-        struct report_ctx rc2 = {&rep, &h, (unsigned)o.top};
-        struct ofile jo = {0};
+        struct ofile jo;
         status = 0;
-        if (o.raw && ofile_commit(&raw, &e2)) {
-            cli_error("lwp", "%s", e2.msg);
+        if (o.raw && ofile_commit(&raw, &e2))
             status = 1;
+        else if (o.json && !(status = ofile_open(&jo, o.json, &e2) != 0)) {
+            lwpr_json(jo.f, &rep, &h, (unsigned)o.top);
+            status = ofile_commit(&jo, &e2) != 0;
         }
-        if (!status && o.json) {
-            if (write_file(o.json, &jo, json_fn, &rc2))
-                status = 1;
-            else if (ofile_commit(&jo, &e2)) {
-                cli_error("lwp", "%s", e2.msg);
-                status = 1;
-            }
-        }
+        if (status)
+            cli_error("lwp", "%s", e2.msg);
         if (!status)
             lwpr_print(stdout, &rep, &h, (unsigned)o.top);
     }
