@@ -125,9 +125,8 @@ static void command(void *self, char **w, int n, char *err, FILE *out)
         if (n != (wr ? 4 : 3))
             snprintf(err, CONSOLE_ERR_SIZE, "usage: %s",
                      wr ? "wrmsr CPU MSR VALUE" : "rdmsr CPU MSR");
-        else if (console_num(w[1], UINT32_MAX, &a) || a >= ncpu)
-            snprintf(err, CONSOLE_ERR_SIZE, "CPU '%s': expected a CPU number 0..%u", w[1],
-                     ncpu - 1);
+        else if (cpu_arg(c, w[1], &a, err))
+            ; /* err says why */
         else if (console_num(w[2], UINT32_MAX, &b))
             snprintf(err, CONSOLE_ERR_SIZE, "MSR '%s': expected a 32-bit number", w[2]);
         else if (wr && console_num(w[3], UINT64_MAX, &v))
