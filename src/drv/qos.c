@@ -143,15 +143,14 @@ static int mon_hook(void *ctx, struct run *r, unsigned task, struct run_mon_val 
     return rc;
 }
 
-/* Reads at least twice per wrap of a counter at the platform's peak memory
- * bandwidth, so no wrap goes unseen (Linux polls MBM once a second for the
- * same reason, its counters being wide enough for that). */
-static double poll_period(const struct qos *q)
+/* How soon an MBM counter can wrap, at the platform's peak memory bandwidth
+ * (Linux polls MBM once a second for the same reason, its counters being
+ * wide enough for that). */
+static double wrap_time(const struct qos *q)
 {
     const struct plat *p = &q->run->s->plat;
     double peak = p->mem.peak * p->nnodes;
-    double wrap = ldexp((double)q->d.caps.scale, (int)q->d.caps.width) / peak;
-    return wrap / 2 < q->run->s->interval ? wrap / 2 : 0;
+    return ldexp((double)q->d.caps.scale, (int)q->d.caps.width) / peak;
 }
 
 /* The arrays both drivers keep per group and per task. */
@@ -168,8 +167,9 @@ int qos_alloc(struct qos *q, unsigned ngrp, unsigned ntask, struct err *e)
 
 /* The scheduler's context switch, the phases' settings and, with mon, the
  * monitoring reads go through the driver from now on. */
-void qos_hooks(struct qos *q, int mon, double poll)
+void qos_hooks(struct qos *q, int mon, double wrap)
 {
+    double poll = wrap / 2 < q->run->s->interval ? wrap / 2 : 0;
     struct run *run = q->run;
     run->sch.on_switch = switch_hook;
     run->sch.ctx = q;
@@ -241,7 +241,7 @@ int qos_init(struct qos *q, const struct hw_x86_if *r, struct run *run, struct e
         qos_free(q);
         return rc;
     }
-    qos_hooks(q, sq->monitor != SCEN_MON_NONE && q->d.caps.num_rmid, poll_period(q));
+    qos_hooks(q, sq->monitor != SCEN_MON_NONE && q->d.caps.num_rmid, wrap_time(q));
     return 0;
 }
 

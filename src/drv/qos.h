@@ -59,7 +59,10 @@ typedef int (*qos_next_id_fn)(struct qos *q, const char *what, const char *name,
  * monitoring IDs as the section says: one per group or per task, ID 0
  * staying with the default group. */
 int qos_assign(struct qos *q, int mon, qos_next_id_fn next, struct err *e);
-void qos_hooks(struct qos *q, int mon, double poll);
+/* Installs the run's hooks; with mon, monitoring reads come at every
+ * interval and, when a counter can wrap sooner (wrap: seconds at peak
+ * bandwidth), twice per wrap, as Linux's MBM overflow worker does. */
+void qos_hooks(struct qos *q, int mon, double wrap);
 /* The CBQRI side of the hooks (qos_cbqri.c). */
 int qos_cbqri_apply(struct qos *q, const struct scen_qos_set *x, struct err *e);
 int qos_cbqri_switch(struct qos *q, unsigned cpu, unsigned cls, unsigned mon, struct err *e);

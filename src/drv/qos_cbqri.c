@@ -217,12 +217,12 @@ static int next_mcid(struct qos *q, const char *what, const char *name, unsigned
     return mon_start(q, *out, e);
 }
 
-static double poll_period(const struct qos *q)
+/* How soon a byte counter can wrap: each controller sees its node's memory. */
+static double wrap_time(const struct qos *q)
 {
     const struct plat *p = &q->run->s->plat;
     unsigned width = p->mon.width < 62 ? p->mon.width : 62;
-    double wrap = ldexp(1, (int)width) / p->mem.peak; /* each controller sees its node's */
-    return wrap / 2 < q->run->s->interval ? wrap / 2 : 0;
+    return ldexp(1, (int)width) / p->mem.peak;
 }
 
 int qos_init_cbqri(struct qos *q, const struct cbqri_regif *r, struct run *run, struct err *e)
@@ -271,7 +271,7 @@ int qos_init_cbqri(struct qos *q, const struct cbqri_regif *r, struct run *run, 
         qos_free(q);
         return rc;
     }
-    qos_hooks(q, mon, poll_period(q));
+    qos_hooks(q, mon, wrap_time(q));
     return 0;
 }
 
