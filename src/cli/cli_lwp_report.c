@@ -51,6 +51,7 @@ void lwpr_add(void *ctx, const uint8_t rec[32])
         r->src[HW_FGET(dw0, LWP_REC_DC, Source)]++;
         uint64_t line = HW_FGET(dw0, LWP_REC_DC, AddrValid) ? addr >> 6 : UINT64_MAX;
         r->noaddr += line == UINT64_MAX;
+        /* dline and dip grow together: one count and capacity serve both. */
         size_t n = r->nd, cap = r->capd;
         r->oom |= push((void **)&r->dline, &n, &cap, sizeof line, &line);
         r->oom |= push((void **)&r->dip, &r->nd, &r->capd, sizeof ip, &ip);
