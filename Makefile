@@ -17,7 +17,7 @@ ALLCFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) $(SANFLAGS) \
             -Iinclude -Isrc -MMD -MP
 LDLIBS  = -llzma -lyaml -lm
 
-LIB_SRC  := $(sort $(wildcard src/util/*.c src/sim/*.c src/hw/*.c src/drv/*.c))
+LIB_SRC  := $(sort $(wildcard src/util/*.c src/sim/*.c src/sim/*/*.c src/hw/*.c src/drv/*.c))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
@@ -57,7 +57,7 @@ $(O)/tests/%: tests/unit/%.c $(O)/libqosim.a
 	$(CC) $(ALLCFLAGS) -o $@ $< $(O)/libqosim.a $(LDLIBS) -lcmocka
 
 # libFuzzer harnesses: clang, with the library built in alongside.
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(GEN_SRC) $(wildcard tests/fuzz/*.h src/*/*.h include/*.h)
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(GEN_SRC) $(wildcard tests/fuzz/*.h src/*/*.h src/*/*/*.h include/*.h)
 	@mkdir -p $(dir $@)
 	$(CLANG) -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

@@ -14,12 +14,12 @@
  * gates a build: the numbers depend on the host. */
 #include "hw/lwp.h"
 #include "hw/x86.h"
-#include "sim/bpred.h"
-#include "sim/core.h"
+#include "sim/cpu/bpred.h"
+#include "sim/cpu/core.h"
 #include "sim/mach.h"
-#include "sim/plat.h"
-#include "sim/vmem.h"
-#include "sim/wl.h"
+#include "sim/scen/plat.h"
+#include "sim/cpu/vmem.h"
+#include "sim/wl/wl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * --policy, --inclusion and --writeback leave that model on purpose. */
 #include "cli.h"
 
-#include "sim/replay.h"
+#include "sim/trace/replay.h"
 #include "util/json.h"
 
 #include <stdio.h>

@@ -13,7 +13,8 @@
 #include "drv/lwpl.h"
 #include "hw/lwp.h"
 #include "hw/x86.h"
-#include "sim/run.h"
+#include "drv/qos_scen.h"
+#include "sim/scen/run.h"
 #include "util/conf.h"
 #include "util/ofile.h"
 
@@ -400,7 +401,7 @@ int cli_lwp(int argc, char **argv)
         return rc == 1 ? 0 : rc;
     static struct scen s;
     struct err e;
-    rc = o.scenario ? scen_load(&s, o.scenario, &e) : trace_scen(&s, &o, &e);
+    rc = o.scenario ? scen_load(&s, o.scenario, &qos_scen, &e) : trace_scen(&s, &o, &e);
     if (rc) {
         cli_error("lwp", "%s", e.msg);
         scen_free(&s);

@@ -1,7 +1,7 @@
 /* qosim profiles [show NAME | check FILE]: the platform profiles. */
 #include "cli.h"
 
-#include "sim/plat.h"
+#include "sim/scen/plat.h"
 
 #include <stdio.h>
 #include <string.h>

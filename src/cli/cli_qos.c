@@ -18,11 +18,11 @@ int cli_qos_init(struct cli_qos *h, struct run *run, struct err *e)
         if (h->riscv) {
             struct cbqri_regif ri;
             cbqri_regif(&h->cb, &ri);
-            rc = qos_init_cbqri(&h->q, &ri, run, e);
+            rc = qos_cbqri_init(&h->q, &ri, run, e);
         } else {
             struct hw_x86_if ri;
             x86_regif(&h->x, &ri);
-            rc = qos_init(&h->q, &ri, run, e);
+            rc = qos_rdt_init(&h->q, &ri, run, e);
         }
         h->driver = !rc;
     }

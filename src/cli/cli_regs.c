@@ -26,7 +26,8 @@
 #include "hw/cbqri_console.h"
 #include "hw/lwp.h"
 #include "hw/x86_console.h"
-#include "sim/run.h"
+#include "drv/qos_scen.h"
+#include "sim/scen/run.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -219,7 +220,8 @@ int cli_regs(int argc, char **argv)
     int rc;
     memset(&c, 0, sizeof c);
     if (scen) {
-        if ((rc = scen_load(&s, scen, &e)) == 0 && (rc = run_init(&c.run, &s, &e)) == 0) {
+        if ((rc = scen_load(&s, scen, &qos_scen, &e)) == 0 &&
+            (rc = run_init(&c.run, &s, &e)) == 0) {
             c.has_run = 1;
             rc = scen_setup(&c, &e);
         }

@@ -4,7 +4,8 @@
 #include "cli.h"
 
 #include "cli_qos.h"
-#include "sim/run.h"
+#include "drv/qos_scen.h"
+#include "sim/scen/run.h"
 #include "util/conf.h"
 #include "util/json.h"
 #include "util/ofile.h"
@@ -390,7 +391,7 @@ int cli_run(int argc, char **argv)
     }
     struct scen s;
     struct err e;
-    if (scen_load(&s, path, &e)) {
+    if (scen_load(&s, path, &qos_scen, &e)) {
         cli_error("run", "%s", e.msg);
         return 2;
     }

@@ -3,23 +3,41 @@
  * IDs; its masks and bandwidth settings are written through the platform's
  * driver; the scheduler's context switch loads the incoming task's IDs
  * through the driver; monitoring reads the counters, accumulating
- * bandwidth counts across wraps. Two drivers, one behaviour:
- *   - x86 (qos.c): rdt.h, through struct hw_x86_if -- COS and RMID in
+ * bandwidth counts across wraps. One behaviour (qos.c), one ops table per
+ * architecture:
+ *   - x86 (qos_rdt.c): rdt.h, through struct hw_x86_if -- COS and RMID in
  *     PQR_ASSOC (SDM 17.19.2 usage flow);
  *   - RISC-V (qos_cbqri.c): cbq.h, through struct cbqri_regif -- RCID and
  *     MCID in sqoscfg (CBQRI 2.1.1), the group's confidential settings
- *     through the secure windows, as a TSM would (5.2). */
+ *     through the secure windows, as a TSM would (5.2).
+ * qos.c calls an architecture only through its ops; the architectures call
+ * qos.c's shared helpers; so no two files call each other. The section
+ * itself is read by qos_scen.c. */
 #ifndef QOSIM_DRV_QOS_H
 #define QOSIM_DRV_QOS_H
 
 #include "cbq.h"
 #include "rdt.h"
-#include "sim/run.h"
+#include "sim/scen/run.h"
+
+struct qos;
+
+/* What one architecture's driver does for the section. */
+struct qos_ops {
+    /* One group's settings in every domain or controller; a refusal's
+     * rc and message, which qos_apply places at the scenario line. */
+    int (*apply)(struct qos *q, const struct scen_qos_set *x, struct err *e);
+    /* The context switch: cpu's association register gets (cls, mon). */
+    int (*sw)(struct qos *q, unsigned cpu, unsigned cls, unsigned mon, struct err *e);
+    /* A task's counters, read through the driver, into v (and q->v[task]). */
+    int (*mon)(struct qos *q, unsigned task, struct run_mon_val *v, struct err *e);
+    void (*free)(struct qos *q); /* the architecture's own state */
+};
 
 struct qos {
-    int cbqri;        /* which driver: 0 rdt, 1 cbq */
-    struct rdt d;     /* x86 */
-    struct cbq c, cs; /* CBQRI: the OS's driver (normal windows), the TSM's (secure) */
+    const struct qos_ops *ops; /* the platform's driver */
+    struct rdt d;              /* x86 */
+    struct cbq c, cs;          /* CBQRI: the OS's driver (normal windows), the TSM's (secure) */
     struct run *run;
     unsigned *cos;         /* [ngrp + 1] class (COS or RCID) of each group; [ngrp]: default */
     unsigned *rmid;        /* [ngrp + 1] monitoring ID (RMID or MCID) of each group */
@@ -40,14 +58,15 @@ struct qos {
  * per group and RMIDs as the section says, programs the groups' settings in
  * every domain, and installs the context-switch, phase and monitoring
  * hooks in run. Errors name the scenario line of the setting refused. */
-int qos_init(struct qos *q, const struct hw_x86_if *r, struct run *run, struct err *e);
+int qos_rdt_init(struct qos *q, const struct hw_x86_if *r, struct run *run, struct err *e);
 /* RISC-V: the same through the CBQRI driver, over the controllers the
  * platform describes (the firmware's tables). */
-int qos_init_cbqri(struct qos *q, const struct cbqri_regif *r, struct run *run, struct err *e);
+int qos_cbqri_init(struct qos *q, const struct cbqri_regif *r, struct run *run, struct err *e);
 void qos_free(struct qos *q);
 
 /* Shared by the two drivers (qos.c). */
-int qos_at_line(const struct qos *q, unsigned line, int rc, struct err *e);
+/* A group's settings through q->ops; a refusal names the scenario line. */
+int qos_apply(struct qos *q, const struct scen_qos_set *x, struct err *e);
 unsigned qos_grp_cls(const struct qos *q, unsigned grp);
 int qos_unavailable(struct qos *q, unsigned task, int rc);
 int qos_alloc(struct qos *q, unsigned ngrp, unsigned ntask, struct err *e);
@@ -63,10 +82,4 @@ int qos_assign(struct qos *q, int mon, qos_next_id_fn next, struct err *e);
  * interval and, when a counter can wrap sooner (wrap: seconds at peak
  * bandwidth), twice per wrap, as Linux's MBM overflow worker does. */
 void qos_hooks(struct qos *q, int mon, double wrap);
-/* The CBQRI side of the hooks (qos_cbqri.c). */
-int qos_cbqri_apply(struct qos *q, const struct scen_qos_set *x, struct err *e);
-int qos_cbqri_switch(struct qos *q, unsigned cpu, unsigned cls, unsigned mon, struct err *e);
-int qos_cbqri_mon(struct qos *q, unsigned task, struct run_mon_val *v, struct err *e);
-void qos_cbqri_free(struct qos *q);
-
 #endif

@@ -122,16 +122,16 @@ static int set_share(struct qos *q, const struct scen_qos_set *x, unsigned rcid,
     return rc;
 }
 
-int qos_cbqri_apply(struct qos *q, const struct scen_qos_set *x, struct err *e)
+static int apply(struct qos *q, const struct scen_qos_set *x, struct err *e)
 {
     unsigned rcid = qos_grp_cls(q, x->grp);
     int rc = set_masks(q, x, rcid, e);
     if (!rc && x->has_share && x->grp < q->run->s->qos.ngrp)
         rc = set_share(q, x, rcid, e);
-    return rc ? qos_at_line(q, x->line, rc, e) : 0;
+    return rc;
 }
 
-int qos_cbqri_switch(struct qos *q, unsigned cpu, unsigned cls, unsigned mon, struct err *e)
+static int sw(struct qos *q, unsigned cpu, unsigned cls, unsigned mon, struct err *e)
 {
     uint32_t v = (uint32_t)HW_FSET(HW_FSET(0, SQOSCFG, RCID, cls), SQOSCFG, MCID, mon);
     if (q->sq[cpu] == v) /* as resctrl skips an unchanged PQR_ASSOC */
@@ -152,7 +152,7 @@ static int ctl_of(const struct qos *q, int level, unsigned inst)
     return -1;
 }
 
-int qos_cbqri_mon(struct qos *q, unsigned task, struct run_mon_val *v, struct err *e)
+static int mon(struct qos *q, unsigned task, struct run_mon_val *v, struct err *e)
 {
     const struct run *r = q->run;
     const struct plat *p = &r->s->plat;
@@ -217,6 +217,19 @@ static int next_mcid(struct qos *q, const char *what, const char *name, unsigned
     return mon_start(q, *out, e);
 }
 
+static void drop(struct qos *q)
+{
+    cbq_free(&q->c);
+    cbq_free(&q->cs);
+    free(q->bmbm);
+    free(q->resv);
+    free(q->ctl_level);
+    free(q->ctl_inst);
+    free(q->sq);
+}
+
+static const struct qos_ops cbqri_ops = {.apply = apply, .sw = sw, .mon = mon, .free = drop};
+
 /* How soon a byte counter can wrap: each controller sees its node's memory. */
 static double wrap_time(const struct qos *q)
 {
@@ -225,10 +238,10 @@ static double wrap_time(const struct qos *q)
     return ldexp(1, (int)width) / p->mem.peak;
 }
 
-int qos_init_cbqri(struct qos *q, const struct cbqri_regif *r, struct run *run, struct err *e)
+int qos_cbqri_init(struct qos *q, const struct cbqri_regif *r, struct run *run, struct err *e)
 {
     memset(q, 0, sizeof *q);
-    q->cbqri = 1;
+    q->ops = &cbqri_ops;
     q->run = run;
     const struct scen *s = run->s;
     const struct scen_qos *sq = &s->qos;
@@ -256,9 +269,9 @@ int qos_init_cbqri(struct qos *q, const struct cbqri_regif *r, struct run *run, 
                      sq->ngrp, sq->ngrp + 1, q->c.nrcid);
     for (unsigned g = 0; g < sq->ngrp && !rc; g++) {
         q->cos[g] = g + 1;
-        rc = qos_cbqri_apply(q, &sq->init[g], e);
+        rc = qos_apply(q, &sq->init[g], e);
         if (!rc)
-            rc = qos_cbqri_apply(q, &sq->tinit[g], e);
+            rc = qos_apply(q, &sq->tinit[g], e);
     }
     int mon = sq->monitor != SCEN_MON_NONE && q->c.nmcid > 1;
     if (!rc && mon)
@@ -273,15 +286,4 @@ int qos_init_cbqri(struct qos *q, const struct cbqri_regif *r, struct run *run, 
     }
     qos_hooks(q, mon, wrap_time(q));
     return 0;
-}
-
-void qos_cbqri_free(struct qos *q)
-{
-    cbq_free(&q->c);
-    cbq_free(&q->cs);
-    free(q->bmbm);
-    free(q->resv);
-    free(q->ctl_level);
-    free(q->ctl_inst);
-    free(q->sq);
 }

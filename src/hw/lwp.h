@@ -9,7 +9,7 @@
  *   profile's qos.lwp section.
  * - LWPMSR0 0xC0000105 (5.2.1, Table 3) and LWPMSR1 0xC0000106 (5.2.2),
  *   whose read performs SLWPCB and whose write performs LLWPCB.
- * - LLWPCB and SLWPCB (5.3) on a process address space (sim/vmem.h) that
+ * - LLWPCB and SLWPCB (5.3) on a process address space (sim/cpu/vmem.h) that
  *   holds the LWPCB (5.4, Table 4) and the event ring buffer.
  * - Storing an event record into the ring (3 "Store" and "Report", 5.4
  *   BufferHeadOffset, MissedEvents and Threshold, 5.5.3).
@@ -140,9 +140,9 @@
 #define QOSIM_HW_LWP_H
 
 #include "hw.h"
-#include "sim/core.h"
-#include "sim/plat.h"
-#include "sim/vmem.h"
+#include "sim/cpu/core.h"
+#include "sim/scen/plat.h"
+#include "sim/cpu/vmem.h"
 #include "util/err.h"
 #include "util/rng.h"
 

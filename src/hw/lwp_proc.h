@@ -1,5 +1,5 @@
 /* A simulated process as the LWP hardware and its user library meet it:
- * its address space (sim/vmem.h), the logical CPU its thread runs on, and
+ * its address space (sim/cpu/vmem.h), the logical CPU its thread runs on, and
  * what the process can do there -- CPUID, LLWPCB and SLWPCB at ring 3,
  * loads and stores to its own memory, and mmap for fresh memory. struct
  * lwp_procif is that interface as the library (drv/lwpl.h) uses it, so the
@@ -9,7 +9,7 @@
 #define QOSIM_HW_LWP_PROC_H
 
 #include "hw.h"
-#include "sim/vmem.h"
+#include "sim/cpu/vmem.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -24,10 +24,10 @@
 #ifndef QOSIM_SIM_MACH_H
 #define QOSIM_SIM_MACH_H
 
-#include "bw.h"
-#include "cache.h"
-#include "mem.h"
-#include "plat.h"
+#include "sim/mem/bw.h"
+#include "sim/cache/cache.h"
+#include "sim/mem/mem.h"
+#include "sim/scen/plat.h"
 
 #include <stdint.h>
 

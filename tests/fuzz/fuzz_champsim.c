@@ -1,4 +1,4 @@
-/* libFuzzer harness for the ChampSim reader (src/sim/trace_champsim.c).
+/* libFuzzer harness for the ChampSim reader (src/sim/trace/trace_champsim.c).
  *
  * Each input is read as a trace file in small and large batches, with and
  * without skip-bad, plain and .xz-compressed; every instruction must come out

@@ -1,5 +1,5 @@
 /* libFuzzer harness for the configuration loaders: util/conf.c (YAML into a
- * tree), sim/plat.c (platform profiles) and sim/scen.c (scenarios).
+ * tree), sim/scen/plat.c (platform profiles) and sim/scen/scen.c (scenarios).
  *
  * The input is one YAML document, loaded as a profile and again as a
  * scenario. A refusal must carry a message that names where: the document
@@ -7,8 +7,9 @@
  * acceptance must be self-consistent. Nothing may crash, hang or leak.
  * Inputs naming files ('/') are skipped for scenarios: a platform path like
  * /dev/zero would make the harness read the filesystem. */
-#include "sim/plat.h"
-#include "sim/scen.h"
+#include "drv/qos_scen.h"
+#include "sim/scen/plat.h"
+#include "sim/scen/scen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +59,7 @@ static void check_qos(const struct scen *s)
         return;
     FZ_CHECK(s->plat.vendor != PLAT_RISCV || (!q->cdp[PLAT_L2] && !q->cdp[PLAT_L3]),
              "CDP on riscv");
-    FZ_CHECK(q->ngrp + 1 <= scen_qos_classes(&s->plat, q->cdp), "%u groups", q->ngrp);
+    FZ_CHECK(q->ngrp + 1 <= qos_scen_classes(&s->plat, q->cdp), "%u groups", q->ngrp);
     for (unsigned g = 0; g < q->ngrp; g++) {
         check_set(s, &q->init[g]);
         check_set(s, &q->tinit[g]);
@@ -124,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct scen *s = malloc(sizeof *s);
     if (!s)
         abort();
-    rc = scen_from_conf(s, &c, "", &e);
+    rc = scen_from_conf(s, &c, "", &qos_scen, &e);
     if (rc) {
         check_refusal(rc, &e);
     } else {

@@ -1,4 +1,4 @@
-/* libFuzzer harness for the DineroIV din reader (src/sim/trace_din.c).
+/* libFuzzer harness for the DineroIV din reader (src/sim/trace/trace_din.c).
  *
  * Each input is read as a trace file in small and large batches, with and
  * without skip-bad, plain and .xz-compressed, and the records and the first

@@ -1,5 +1,5 @@
-/* libFuzzer harness for cache_geom_parse (src/sim/cache.c) and the hierarchy
- * built from what it accepts (src/sim/hier.c).
+/* libFuzzer harness for cache_geom_parse (src/sim/cache/cache.c) and the hierarchy
+ * built from what it accepts (src/sim/cache/hier.c).
  *
  * The input, NUL-terminated, is parsed as cachegrind's "SIZE,ASSOC,LINE".
  * A refusal must be -QOSIM_EGEOM with a message; an acceptance must obey
@@ -8,8 +8,8 @@
  * each inclusion mode, with and without L2 and writeback propagation), takes
  * a hundred accesses and is freed: nothing may crash or leak, and the
  * statistics must add up. */
-#include "sim/cache.h"
-#include "sim/hier.h"
+#include "sim/cache/cache.h"
+#include "sim/cache/hier.h"
 #include "util/bits.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* libFuzzer harness for the Valgrind Lackey reader (src/sim/trace_lackey.c).
+/* libFuzzer harness for the Valgrind Lackey reader (src/sim/trace/trace_lackey.c).
  *
  * Each input is read as a trace file in small and large batches, with and
  * without skip-bad, plain and .xz-compressed; the records are compared with
@@ -11,7 +11,7 @@
 #pragma push_macro("__SSE2__")
 #undef __SSE2__
 #define trace_lackey trace_lackey_scalar
-#include "sim/trace_lackey.c"
+#include "sim/trace/trace_lackey.c"
 #undef trace_lackey
 #pragma pop_macro("__SSE2__")
 

@@ -8,7 +8,7 @@
 #ifndef QOSIM_FUZZ_TRACE_H
 #define QOSIM_FUZZ_TRACE_H
 
-#include "sim/trace.h"
+#include "sim/trace/trace.h"
 
 #include <lzma.h>
 #include <stdint.h>

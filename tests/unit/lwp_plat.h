@@ -4,7 +4,7 @@
 #ifndef QOSIM_TESTS_LWP_PLAT_H
 #define QOSIM_TESTS_LWP_PLAT_H
 
-#include "sim/plat.h"
+#include "sim/scen/plat.h"
 #include "util/conf.h"
 
 #include <stdio.h>

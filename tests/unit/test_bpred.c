@@ -1,4 +1,4 @@
-/* Unit tests for sim/bpred.c, the gshare branch predictor: the counts of
+/* Unit tests for sim/cpu/bpred.c, the gshare branch predictor: the counts of
  * mispredictions follow from the 2-bit counters and the 12-bit global
  * history by hand (bpred.h), never from running the model. */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "sim/bpred.h"
+#include "sim/cpu/bpred.h"
 
 static struct bpred B;
 

@@ -1,4 +1,4 @@
-/* Unit tests for the bandwidth limiters (sim/bw.c, bw_delay.c, bw_rate.c,
+/* Unit tests for the bandwidth limiters (sim/mem/bw.c, bw_delay.c, bw_rate.c,
  * bw_share.c).
  *
  * Small cases are derived by hand in the comments; the behavioural cases
@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "sim/bw.h"
+#include "sim/mem/bw.h"
 #include "testlib.h"
 #include "util/rng.h"
 

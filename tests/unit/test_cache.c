@@ -1,4 +1,4 @@
-/* Unit tests for sim/cache.c and the replacement policies (sim/repl_*.c).
+/* Unit tests for sim/cache/cache.c and the replacement policies (sim/cache/repl_*.c).
  *
  * Every expected value below is derived by hand in the comment next to it;
  * sets are written most recent first for LRU, and as way 0..n-1 otherwise. */
@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "sim/cache.h"
-#include "sim/repl.h"
+#include "sim/cache/cache.h"
+#include "sim/cache/repl.h"
 
 #define ALL ~0ull
 

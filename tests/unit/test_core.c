@@ -1,4 +1,4 @@
-/* Unit tests for sim/core.c's retirement observer: each instruction retired
+/* Unit tests for sim/cpu/core.c's retirement observer: each instruction retired
  * once, in order, with its successor, branch outcome, prediction and data
  * accesses (virtual address, what served it); quantum boundaries and the
  * end of a trace; and a task without an observer timed exactly as with
@@ -14,11 +14,11 @@
 
 #include <cmocka.h>
 
-#include "sim/core.h"
+#include "sim/cpu/core.h"
 #include "sim/mach.h"
-#include "sim/plat.h"
-#include "sim/trace.h"
-#include "sim/wl.h"
+#include "sim/scen/plat.h"
+#include "sim/trace/trace.h"
+#include "sim/wl/wl.h"
 
 #include "qosim.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests for sim/hier.c: the I1/D1/[L2]/LL hierarchy.
+/* Unit tests for sim/cache/hier.c: the I1/D1/[L2]/LL hierarchy.
  *
  * Every scenario runs twice, through hier_access() (inline fast path) and
  * through hier_access_slow(), which must agree exactly. Tiny caches with
@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "sim/cache.h"
-#include "sim/hier.h"
-#include "sim/repl.h"
+#include "sim/cache/cache.h"
+#include "sim/cache/hier.h"
+#include "sim/cache/repl.h"
 #include "util/rng.h"
 
 enum { I = HIER_IFETCH, L = HIER_LOAD, S = HIER_STORE, M = HIER_MODIFY };

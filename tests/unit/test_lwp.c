@@ -1,4 +1,4 @@
-/* Unit tests for sim/vmem.c (a process address space) and hw/lwp.c (the
+/* Unit tests for sim/cpu/vmem.c (a process address space) and hw/lwp.c (the
  * LWP unit): the CPUID values of Table 2 for the amd-lwp profile, the
  * LWPMSRs' #GP cases, LLWPCB and SLWPCB as section 5.3 of the 2007 proposal
  * states them, and the ring-buffer rules of 3 and 5.4 (MissedEvents,
@@ -18,8 +18,8 @@
 #include "lwp_plat.h"
 
 #include "hw/lwp.h"
-#include "sim/plat.h"
-#include "sim/vmem.h"
+#include "sim/scen/plat.h"
+#include "sim/cpu/vmem.h"
 #include "util/conf.h"
 #include "util/rng.h"
 

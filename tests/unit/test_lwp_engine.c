@@ -20,11 +20,11 @@
 
 #include "hw/lwp.h"
 #include "hw/x86.h"
-#include "sim/core.h"
+#include "sim/cpu/core.h"
 #include "sim/mach.h"
-#include "sim/plat.h"
-#include "sim/vmem.h"
-#include "sim/wl.h"
+#include "sim/scen/plat.h"
+#include "sim/cpu/vmem.h"
+#include "sim/wl/wl.h"
 #include "util/conf.h"
 
 #include "qosim.h"

@@ -1,4 +1,4 @@
-/* Unit tests for sim/mem.c: NUMA nodes of channels with bandwidth
+/* Unit tests for sim/mem/mem.c: NUMA nodes of channels with bandwidth
  * timelines.
  *
  * The usual setup: 2 nodes of 4 channels, 16 bytes/tick per node, 64-byte
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "sim/mem.h"
+#include "sim/mem/mem.h"
 #include "testlib.h"
 #include "util/rng.h"
 

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "drv/qos.h"
+#include "drv/qos_scen.h"
 #include "drv/rdt.h"
 #include "hw/x86.h"
 
@@ -397,7 +398,7 @@ static void test_qos_scenario(void **state)
     struct conf c;
     struct err e;
     assert_int_equal(conf_load_mem(&c, "qos.yaml", qos_yaml, sizeof qos_yaml - 1, &e), 0);
-    assert_int_equal(scen_from_conf(&s, &c, "", &e), 0);
+    assert_int_equal(scen_from_conf(&s, &c, "", &qos_scen, &e), 0);
     conf_free(&c);
     assert_int_equal(run_init(&run, &s, &e), 0);
     assert_int_equal(x86_init(&x, &run.m, &e), 0);
@@ -406,7 +407,7 @@ static void test_qos_scenario(void **state)
     r.rdmsr = px_rdmsr;
     r.wrmsr = px_wrmsr;
     memset(&P, 0, sizeof P);
-    assert_int_equal(qos_init(&q, &r, &run, &e), 0);
+    assert_int_equal(qos_rdt_init(&q, &r, &run, &e), 0);
     for (unsigned cpu = 0; cpu < 32; cpu += 16) { /* both sockets' L3 domains */
         assert_int_equal(msr(&x, cpu, X86_L3_QOS_CFG), 1);
         assert_int_equal(msr(&x, cpu, X86_L3_MASK_0 + 2), 0x7f0); /* COS 1 data: 2n */

@@ -1,5 +1,5 @@
 /* Unit tests of the trace readers (src/sim/trace*.c) and the byte source
- * under them (src/sim/bsrc.c): every record kind of each format with exact
+ * under them (src/sim/trace/bsrc.c): every record kind of each format with exact
  * fields, every error with its code and the line or record in its message,
  * skip-bad counting, buffer refills, .xz input and standard input. */
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "sim/trace.h"
+#include "sim/trace/trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +25,7 @@
 #pragma push_macro("__SSE2__")
 #undef __SSE2__
 #define trace_lackey trace_lackey_scalar
-#include "sim/trace_lackey.c"
+#include "sim/trace/trace_lackey.c"
 #include "util/rng.h"
 #undef trace_lackey
 #pragma pop_macro("__SSE2__")

@@ -1,4 +1,4 @@
-/* Unit tests of the workloads (src/sim/wl.c): parameter checks, the
+/* Unit tests of the workloads (src/sim/wl/wl.c): parameter checks, the
  * synthetic generators' determinism, ratios, address ranges, exact
  * sequences, the chase cycle, the zipf law, the code footprint and whole-
  * instruction batches, and trace files as workloads (plain, looping, errors).
@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "sim/wl.h"
+#include "sim/wl/wl.h"
 #include "util/rng.h"
 
 #include <fcntl.h>

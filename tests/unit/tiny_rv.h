@@ -8,7 +8,7 @@
 #ifndef QOSIM_TESTS_TINY_RV_H
 #define QOSIM_TESTS_TINY_RV_H
 
-#include "sim/plat.h"
+#include "sim/scen/plat.h"
 #include "util/conf.h"
 
 #include <stdio.h>

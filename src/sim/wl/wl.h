@@ -10,7 +10,7 @@
 #ifndef QOSIM_SIM_WL_H
 #define QOSIM_SIM_WL_H
 
-#include "trace.h"
+#include "sim/trace/trace.h"
 #include "util/err.h"
 
 #include <stdint.h>

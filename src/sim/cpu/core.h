@@ -27,8 +27,8 @@
 #define QOSIM_SIM_CORE_H
 
 #include "bpred.h"
-#include "mach.h"
-#include "wl.h"
+#include "sim/mach.h"
+#include "sim/wl/wl.h"
 
 #define CORE_BATCH 512
 /* Data accesses kept per retired instruction (ChampSim records have at most

@@ -3,9 +3,9 @@
  * writes (drv/qos.c). Everything the driver will check is checked here
  * first against the profile, so a mistake is reported with its line before
  * the run, as resctrl rejects a bad schemata line before committing it. */
-#include "scen.h"
+#include "qos_scen.h"
 
-#include "mach.h"
+#include "sim/mach.h"
 #include "util/bits.h"
 
 #include <stdio.h>
@@ -15,7 +15,7 @@
 static const char *const mon_names[] = {"none", "task", "group"};
 static const enum plat_level qos_levels[] = {PLAT_L3, PLAT_L2};
 
-unsigned scen_qos_classes(const struct plat *p, const int cdp[PLAT_NLEVEL])
+unsigned qos_scen_classes(const struct plat *p, const int cdp[PLAT_NLEVEL])
 {
     unsigned n = UINT32_MAX;
     for (int l = 0; l < PLAT_NLEVEL; l++) {
@@ -228,7 +228,7 @@ static int load_groups(struct scen *s, struct conf *c, struct conf_node *list, s
     int rc = conf_expect(c, list, CONF_SEQ, e);
     if (rc)
         return rc;
-    unsigned cap = scen_qos_classes(&s->plat, q->cdp);
+    unsigned cap = qos_scen_classes(&s->plat, q->cdp);
     if (list->nkids + 1 > cap)
         return conf_error(c, list, e,
                           "%u groups and the default group need %u classes; %s offers %u%s",
@@ -277,7 +277,7 @@ static int load_groups(struct scen *s, struct conf *c, struct conf_node *list, s
     return rc;
 }
 
-int scen_qos_load(struct scen *s, struct conf *c, struct err *e)
+static int load(struct scen *s, struct conf *c, struct err *e)
 {
     struct conf_node *n = conf_get(c->root, "qos");
     if (!n)
@@ -343,7 +343,7 @@ int scen_qos_load(struct scen *s, struct conf *c, struct err *e)
     return conf_check_unused(c, n, e);
 }
 
-unsigned scen_qos_phase_count(const struct conf_node *list)
+static unsigned phase_count(const struct conf_node *list)
 {
     unsigned n = 0;
     for (unsigned i = 0; list && list->type == CONF_SEQ && i < list->nkids; i++) {
@@ -356,8 +356,8 @@ unsigned scen_qos_phase_count(const struct conf_node *list)
 }
 
 /* A phase's qos list: [{group: NAME, settings..., tasks: [moved here]}]. */
-int scen_qos_phase(struct scen *s, struct conf *c, struct conf_node *list, struct scen_phase *ph,
-                   struct err *e)
+static int phase(struct scen *s, struct conf *c, struct conf_node *list, struct scen_phase *ph,
+                 struct err *e)
 {
     struct scen_qos *q = &s->qos;
     if (!q->present)
@@ -398,3 +398,5 @@ int scen_qos_phase(struct scen *s, struct conf *c, struct conf_node *list, struc
     }
     return rc;
 }
+
+const struct scen_sect qos_scen = {.load = load, .phase_count = phase_count, .phase = phase};

@@ -2,7 +2,7 @@
 #ifndef QOSIM_SIM_REPLAY_H
 #define QOSIM_SIM_REPLAY_H
 
-#include "hier.h"
+#include "sim/cache/hier.h"
 #include "trace.h"
 
 /* Replays the whole trace; returns 0 or the reader's error (in t->err).

@@ -6,7 +6,7 @@
 #define QOSIM_SIM_SCEN_H
 
 #include "plat.h"
-#include "wl.h"
+#include "sim/wl/wl.h"
 
 struct scen_task {
     char name[64];
@@ -101,18 +101,24 @@ struct scen {
     struct scen_qos qos;
 };
 
-int scen_load(struct scen *s, const char *path, struct err *e);
+/* A section of a scenario that a layer above sim reads: the `qos:` section
+ * and each phase's `qos:` list, which the QoS driver applies (drv/qos_scen.c).
+ * sim knows the section's data (struct scen_qos) but not how a driver
+ * validates it, so the loader is handed the parser; without one, a `qos`
+ * key is an unknown key. */
+struct scen_sect {
+    int (*load)(struct scen *s, struct conf *c, struct err *e);
+    /* How many settings a phase's list adds, so the phase's array is sized once. */
+    unsigned (*phase_count)(const struct conf_node *list);
+    int (*phase)(struct scen *s, struct conf *c, struct conf_node *list, struct scen_phase *ph,
+                 struct err *e);
+};
+
+int scen_load(struct scen *s, const char *path, const struct scen_sect *qos, struct err *e);
 /* From a loaded document; base is the directory platform paths are relative to. */
-int scen_from_conf(struct scen *s, struct conf *c, const char *base, struct err *e);
-void scen_free(struct scen *s);
-/* The qos: section and its phase entries (scen_qos.c, for scen.c). */
-int scen_qos_load(struct scen *s, struct conf *c, struct err *e);
-int scen_qos_phase(struct scen *s, struct conf *c, struct conf_node *list, struct scen_phase *ph,
+int scen_from_conf(struct scen *s, struct conf *c, const char *base, const struct scen_sect *qos,
                    struct err *e);
-unsigned scen_qos_phase_count(const struct conf_node *list);
-/* Largest class count every allocation and bandwidth resource of p offers
- * with the given CDP settings. */
-unsigned scen_qos_classes(const struct plat *p, const int cdp[PLAT_NLEVEL]);
+void scen_free(struct scen *s);
 /* Keeps only the tasks named in a comma-separated list; error on an unknown name. */
 int scen_only(struct scen *s, const char *names, struct err *e);
 

@@ -7,7 +7,7 @@
 #define QOSIM_SIM_TRACE_H
 
 #include "bsrc.h"
-#include "hier.h"
+#include "sim/cache/hier.h"
 
 #include <stdint.h>
 

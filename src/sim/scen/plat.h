@@ -9,9 +9,9 @@
 #ifndef QOSIM_SIM_PLAT_H
 #define QOSIM_SIM_PLAT_H
 
-#include "bw.h"
-#include "cache.h"
-#include "hier.h"
+#include "sim/mem/bw.h"
+#include "sim/cache/cache.h"
+#include "sim/cache/hier.h"
 #include "util/conf.h"
 
 #include <stdint.h>

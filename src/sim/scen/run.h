@@ -4,7 +4,7 @@
 #ifndef QOSIM_SIM_RUN_H
 #define QOSIM_SIM_RUN_H
 
-#include "sched.h"
+#include "sim/cpu/sched.h"
 #include "scen.h"
 
 struct run_row {

@@ -1,6 +1,6 @@
 #include "scen.h"
 
-#include "mach.h"
+#include "sim/mach.h"
 #include "util/bits.h"
 
 #include <ctype.h>
@@ -342,11 +342,11 @@ static int load_assoc(struct scen *s, struct conf *c, struct conf_node *n, struc
 }
 
 static int load_phase(struct scen *s, struct conf *c, struct conf_node *n, struct scen_phase *ph,
-                      struct resv *rv, struct err *e)
+                      struct resv *rv, const struct scen_sect *sect, struct err *e)
 {
     static const char *const keys[] = {"alloc", "bandwidth", "assoc"};
-    struct conf_node *qos = conf_get(n, "qos");
-    unsigned total = scen_qos_phase_count(qos);
+    struct conf_node *qos = sect ? conf_get(n, "qos") : NULL;
+    unsigned total = qos ? sect->phase_count(qos) : 0;
     int rc = 0;
     for (int k = 0; k < 3 && !rc; k++) {
         struct conf_node *l = conf_get(n, keys[k]);
@@ -372,11 +372,11 @@ static int load_phase(struct scen *s, struct conf *c, struct conf_node *n, struc
         }
     }
     if (!rc && qos)
-        rc = scen_qos_phase(s, c, qos, ph, e);
+        rc = sect->phase(s, c, qos, ph, e);
     return rc;
 }
 
-static int load_phases(struct scen *s, struct conf *c, struct err *e)
+static int load_phases(struct scen *s, struct conf *c, const struct scen_sect *sect, struct err *e)
 {
     struct conf_node *n = conf_get(c->root, "phases");
     int rc = n ? conf_expect(c, n, CONF_SEQ, e) : 0;
@@ -423,13 +423,14 @@ static int load_phases(struct scen *s, struct conf *c, struct err *e)
         else if (ph->at >= s->duration)
             rc = conf_error(c, conf_get(m, "at"), e, "starts at or after the end of the run");
         if (!rc)
-            rc = load_phase(s, c, m, ph, &rv, e);
+            rc = load_phase(s, c, m, ph, &rv, sect, e);
     }
     free(rv.rbwb);
     return rc;
 }
 
-int scen_from_conf(struct scen *s, struct conf *c, const char *base, struct err *e)
+int scen_from_conf(struct scen *s, struct conf *c, const char *base, const struct scen_sect *qos,
+                   struct err *e)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->file, sizeof s->file, "%s", c->file);
@@ -458,10 +459,10 @@ int scen_from_conf(struct scen *s, struct conf *c, const char *base, struct err 
         rc = conf_error(c, conf_get(r, "interval"), e, "more than a million intervals");
     if (!rc)
         rc = load_tasks(s, c, base, e);
+    if (!rc && qos)
+        rc = qos->load(s, c, e);
     if (!rc)
-        rc = scen_qos_load(s, c, e);
-    if (!rc)
-        rc = load_phases(s, c, e);
+        rc = load_phases(s, c, qos, e);
     if (!rc)
         rc = conf_check_unused(c, r, e);
     if (rc)
@@ -469,7 +470,7 @@ int scen_from_conf(struct scen *s, struct conf *c, const char *base, struct err 
     return rc;
 }
 
-int scen_load(struct scen *s, const char *path, struct err *e)
+int scen_load(struct scen *s, const char *path, const struct scen_sect *qos, struct err *e)
 {
     struct conf c;
     memset(s, 0, sizeof *s);
@@ -483,7 +484,7 @@ int scen_load(struct scen *s, const char *path, struct err *e)
         *slash = '\0';
     else
         base[0] = '\0';
-    rc = scen_from_conf(s, &c, base, e);
+    rc = scen_from_conf(s, &c, base, qos, e);
     conf_free(&c);
     return rc;
 }
