@@ -299,7 +299,7 @@ static void on_switch(void *ctx, struct sched *s, unsigned cpu, int task)
 }
 
 /* The OS at boot: every LWP feature the CPU offers is enabled (LWPMSR0
- * bit n for EventId n, Enabled and Interrupt; REFERENCE.md 3). */
+ * bit n for EventId n, Enabled and Interrupt; docs/registers.md 3). */
 static int boot(struct os *os, struct err *e)
 {
     uint32_t r[4];

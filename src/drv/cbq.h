@@ -1,5 +1,5 @@
-/* The RISC-V CBQRI driver (specs/riscv-cbqri-v0.1-draft.txt; register
- * figures in REFERENCE.md section 2): what an OS -- or, on the secure
+/* The RISC-V CBQRI driver (the spring-2023 CBQRI draft; register
+ * figures in docs/registers.md section 2): what an OS -- or, on the secure
  * windows, the TEE security manager -- does with capacity and bandwidth
  * controllers and the sqoscfg CSR. It reaches them only through struct
  * cbqri_regif, so the same code can drive real hardware; of hw/cbqri.h it

@@ -1,5 +1,5 @@
-/* The user side of AMD Lightweight Profiling (specs/amd-lightweight-
- * profiling-proposal-2007.txt, layouts REFERENCE.md 3): a small library a
+/* The user side of AMD Lightweight Profiling (AMD's 2007
+ * LWP proposal, layouts docs/registers.md 3): a small library a
  * process links to profile itself, as the proposal's section 2 describes
  * the software's part. It finds what the CPU offers with CPUID (5.1),
  * builds an LWPCB and a ring buffer in the process's own memory (5.4),

@@ -19,7 +19,7 @@ unsigned qos_scen_classes(const struct plat *p, const int cdp[PLAT_NLEVEL])
 {
     unsigned n = UINT32_MAX;
     for (int l = 0; l < PLAT_NLEVEL; l++) {
-        /* CDP pairs the mask MSRs: COS_MAX_CDP = COS_MAX >> 1 (REFERENCE.md 1). */
+        /* CDP pairs the mask MSRs: COS_MAX_CDP = COS_MAX >> 1 (docs/registers.md 1). */
         unsigned k = p->cache[l].alloc.classes >> (cdp[l] ? 1 : 0);
         if (p->cache[l].alloc.classes && k < n)
             n = k;

@@ -51,7 +51,7 @@ int rdt_enumerate(const struct hw_x86_if *r, struct rdt_caps *c, struct err *e)
             c->num_rmid = o[2] + 1;
             c->scale = o[1];
             /* Intel: 24 + EAX[7:0]. AMD reports 0 here; its counters are
-             * 44 bits (REFERENCE.md 1, project choice). */
+             * 44 bits (docs/registers.md 1, project choice). */
             c->width = c->amd && !(o[0] & 0xff) ? 44 : 24 + (o[0] & 0xff);
             c->occupancy = o[3] & 1;
             c->total = (o[3] >> 1) & 1;

@@ -620,7 +620,7 @@ const char *cbqri_reg_name(const struct cbqri *q, uint64_t addr, const struct cb
     return r ? r->name : NULL;
 }
 
-/* ---- sqoscfg (spec 2.1.1; REFERENCE.md 2) ---- */
+/* ---- sqoscfg (spec 2.1.1; docs/registers.md 2) ---- */
 
 /* An S-mode CSR: M and S reach it, U may not (illegal instruction), and
  * with V=1 it raises a virtual-instruction exception (2.1.1, 6.1). */

@@ -1,5 +1,5 @@
-/* RISC-V CBQRI to the register (specs/riscv-cbqri-v0.1-draft.txt, register
- * figures in REFERENCE.md section 2): the capacity controllers of the
+/* RISC-V CBQRI to the register (the spring-2023 CBQRI draft, register
+ * figures in docs/registers.md section 2): the capacity controllers of the
  * profile's caches, the bandwidth controller of each node's memory, and the
  * sqoscfg CSR of every hart, over the simulated machine.
  *
@@ -117,7 +117,7 @@ enum {
     CBQRI_BW_ALLOC = 32,   /* bandwidth: bc_bw_alloc */
 };
 
-/* Fields, declared once, named as the spec spells them (REFERENCE.md 2). */
+/* Fields, declared once, named as the spec spells them (docs/registers.md 2). */
 HW_FIELD(CC_CAP, VER, 0, 8);
 HW_FIELD(CC_CAP, NCBLKS, 8, 16);
 HW_FIELD(CC_CAP, FRCID, 24, 1);
@@ -249,7 +249,7 @@ enum hw_fault cbqri_csr_write(struct cbqri *q, unsigned hart, enum cbqri_mode md
 const char *cbqri_reg_name(const struct cbqri *q, uint64_t addr, const struct cbqri_ctl **ctl,
                            int *secure);
 
-/* The register interface as a driver sees it (DESIGN.md: drivers reach the
+/* The register interface as a driver sees it (docs/architecture.md: drivers reach the
  * hardware only through it; a real-hardware backend implements it too). */
 struct cbqri_regif {
     void *ctx;

@@ -81,7 +81,7 @@ static void mmio(struct cbqri_console *c, char **w, int n, char *err, FILE *out)
 }
 
 /* csr read HART sqoscfg, csr write HART sqoscfg VALUE. The draft gives
- * sqoscfg no CSR number: it goes by name (REFERENCE.md 2). */
+ * sqoscfg no CSR number: it goes by name (docs/registers.md 2). */
 static void csr(struct cbqri_console *c, char **w, int n, char *err, FILE *out)
 {
     uint64_t hart, v = 0;

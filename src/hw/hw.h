@@ -19,7 +19,7 @@ const char *hw_fault_name(enum hw_fault f);
 #include <stdint.h>
 
 /* The x86 register interface a driver reaches hardware through, and
- * nothing else (DESIGN.md): the simulated model implements it
+ * nothing else (docs/architecture.md): the simulated model implements it
  * (x86_regif()), a test implements it with a mock, and a real-hardware
  * backend (/dev/cpu/N/msr) would implement it later. */
 struct hw_x86_if {

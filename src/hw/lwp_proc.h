@@ -3,7 +3,7 @@
  * what the process can do there -- CPUID, LLWPCB and SLWPCB at ring 3,
  * loads and stores to its own memory, and mmap for fresh memory. struct
  * lwp_procif is that interface as the library (drv/lwpl.h) uses it, so the
- * library drives a real process the same way (DESIGN.md: drivers reach
+ * library drives a real process the same way (docs/architecture.md: drivers reach
  * hardware only through an interface). */
 #ifndef QOSIM_HW_LWP_PROC_H
 #define QOSIM_HW_LWP_PROC_H

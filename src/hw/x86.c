@@ -78,7 +78,7 @@ static unsigned cos_limit(const struct x86 *x, enum plat_level l, unsigned insta
 }
 
 /* Pushes a cache instance's masks into the machine: COS n's mask, or with
- * CDP on, data mask 2n and code mask 2n+1 (REFERENCE.md 1). */
+ * CDP on, data mask 2n and code mask 2n+1 (docs/registers.md 1). */
 static void apply_masks(struct x86 *x, enum plat_level l, unsigned i)
 {
     const uint64_t *mk = &x->mask[l][(size_t)i * x->ncos[l]];
@@ -371,7 +371,7 @@ static enum hw_fault l3be_write(struct x86 *x, const struct x86_reg *r, unsigned
 }
 
 static const struct x86_reg x86_regs[] = {
-    {"IA32_L3_QOS_CFG", X86_L3_QOS_CFG, SC_L3, PLAT_L3, "SDM 17.19.3; REFERENCE 1", cfg_count,
+    {"IA32_L3_QOS_CFG", X86_L3_QOS_CFG, SC_L3, PLAT_L3, "SDM 17.19.3; registers.md 1", cfg_count,
      cfg_read, cfg_write},
     {"IA32_L2_QOS_CFG", X86_L2_QOS_CFG, SC_L2, PLAT_L2, "L2 CDP paper, Figure 5", cfg_count,
      cfg_read, cfg_write},
@@ -425,7 +425,7 @@ enum hw_fault x86_wrmsr(struct x86 *x, unsigned cpu, uint32_t msr, uint64_t val)
     return r ? r->write(x, r, cpu, n, val) : HW_GP;
 }
 
-/* ---- CPUID (REFERENCE.md 1, "CPUID") ---- */
+/* ---- CPUID (docs/registers.md 1, "CPUID") ---- */
 
 static void vendor(const struct x86 *x, uint32_t out[4])
 {

@@ -1,6 +1,6 @@
 /* x86 platform QoS to the register: CPUID and the QoS MSRs of Intel RDT
  * (SDM vol. 3B 17.16-17.19, the L2 CDP paper) and AMD64 PQoS (pub. 56375),
- * over the simulated machine. Register layouts are REFERENCE.md section 1.
+ * over the simulated machine. Register layouts are docs/registers.md section 1.
  * AMD's Lightweight Profiling unit (lwp.h) answers its own CPUID bits and
  * MSRs through the same entry points.
  *
@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-/* MSR addresses (REFERENCE.md 1, "MSRs"). */
+/* MSR addresses (docs/registers.md 1, "MSRs"). */
 enum {
     X86_L3_QOS_CFG = 0xC81,        /* IA32_L3_QOS_CFG: L3 CDP enable */
     X86_L2_QOS_CFG = 0xC82,        /* IA32_L2_QOS_CFG: L2 CDP enable (L2 CDP paper) */

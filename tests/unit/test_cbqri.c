@@ -1,5 +1,5 @@
 /* Unit tests for hw/cbqri.c: the register semantics of RISC-V CBQRI as the
- * draft (specs/riscv-cbqri-v0.1-draft.txt) and REFERENCE.md section 2 state
+ * draft (spring 2023) and docs/registers.md section 2 state
  * them, and the project choices cbqri.h documents, on the shipped profile
  * riscv-soc and on a tiny RISC-V profile written here. Every expected value
  * is derived from a profile or the spec by hand, never read back from the
@@ -339,7 +339,7 @@ static void same_state(const struct snap *before, int line)
 /* ======================= capabilities and reset ======================= */
 
 /* cc_capabilities: VER 0x01 [7:0], NCBLKS [23:8], FRCID [24]; bc: VER,
- * NBWBLKS [23:8], MRBWB [47:32] (spec 3.1, 4.1; REFERENCE 2). */
+ * NBWBLKS [23:8], MRBWB [47:32] (spec 3.1, 4.1; docs/registers.md 2). */
 static void test_capabilities_soc(void **state)
 {
     (void)state;

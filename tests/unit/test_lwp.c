@@ -119,7 +119,7 @@ static uint64_t r64(uint64_t a)
     return v;
 }
 
-/* An LWPCB at a, by hand from Table 4 and REFERENCE.md 3. */
+/* An LWPCB at a, by hand from Table 4 and docs/registers.md 3. */
 struct ev {
     unsigned id;
     uint32_t interval, counter;
@@ -1075,7 +1075,7 @@ static void test_head_tail_normalised(void **state)
 static void test_cb_layout_table(void **state)
 {
     (void)state;
-    /* REFERENCE.md 3, by name. */
+    /* docs/registers.md 3, by name. */
     static const struct {
         const char *name;
         unsigned off, size;

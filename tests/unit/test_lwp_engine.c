@@ -38,7 +38,7 @@ static struct vmem V, VB; /* two threads' address spaces */
 #define RW       (VMEM_U | VMEM_W)
 #define ALL_MSR0 0x8000000Full /* Enabled, IRE, BRE, DME, Interrupt */
 
-/* Filters (5.4; REFERENCE.md 3). */
+/* Filters (5.4; docs/registers.md 3). */
 #define F_NDB (1u << 24)
 #define F_CLF (1u << 27)
 #define F_NBC (1u << 28)
@@ -131,7 +131,7 @@ static uint64_t r64(struct vmem *vm, uint64_t a)
     return v;
 }
 
-/* ---- the LWPCB (Table 4; REFERENCE.md 3) ---- */
+/* ---- the LWPCB (Table 4; docs/registers.md 3) ---- */
 
 struct ev {
     unsigned id;

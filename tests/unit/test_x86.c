@@ -1,5 +1,5 @@
 /* Unit tests for hw/x86.c: the register semantics of Intel RDT and AMD PQoS
- * as REFERENCE.md section 1 and the specs state them (SDM 17.16, the L2 CDP
+ * as docs/registers.md section 1 and the specs state them (SDM 17.16, the L2 CDP
  * paper, AMD pub. 56375), on the shipped profiles intel-xeon, intel-atom and
  * amd-epyc and on a few small profiles written here. Every expected value is
  * derived from a profile by hand, never read back from the model.
