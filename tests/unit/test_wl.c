@@ -1175,19 +1175,44 @@ static void test_trace_errors(void **state)
     assert_non_null(strstr(e.msg, "standard input cannot loop"));
 }
 
-/* A looping trace whose file goes away: the reopen's error, then again. */
+/* "I  1000,4\n L 2000,8\n" n times: 20 bytes, two records each. */
+static const char *tmp_pairs(const char *name, size_t n)
+{
+    char *s = malloc(n * 20 + 1);
+    assert_non_null(s);
+    for (size_t i = 0; i < n; i++)
+        memcpy(s + i * 20, "I  1000,4\n L 2000,8\n", 20);
+    s[n * 20] = '\0';
+    const char *path = tmp_str(name, s);
+    free(s);
+    return path;
+}
+
+/* A looping trace larger than the reader's 1 MiB buffer is read from its
+ * file on every pass; when the file goes away: the reopen's error, then
+ * again. */
 static void test_trace_reopen_fails(void **state)
 {
     (void)state;
-    const char *path = tmp_str("gone.lackey", "I  1000,4\n L 2000,8\n");
+    const size_t n = 60000; /* 1.2 MB */
+    const char *path = tmp_pairs("gone.lackey", n);
     char keep[128];
     snprintf(keep, sizeof keep, "%s", path);
     struct wl *w = trace_wl(keep, &trace_lackey, 1);
-    struct trace_rec buf[16];
+    struct trace_rec buf[1000];
     struct err e = {0};
-    assert_int_equal(wl_fill(w, buf, 16, &e), 2);
+    for (size_t got = 0; got < 2 * n;) {
+        long k = wl_fill(w, buf, 1000, &e);
+        assert_true(k > 0);
+        got += (size_t)k;
+    }
     assert_int_equal(unlink(keep), 0);
-    long rc = wl_fill(w, buf, 16, &e);
+    /* The open file reads to its end; the next pass cannot open it. */
+    long rc;
+    size_t more = 0;
+    while ((rc = wl_fill(w, buf, 1000, &e)) > 0 && more <= 2 * n)
+        more += (size_t)rc;
+    assert_true(more <= 2 * n);
     assert_true(rc < 0);
     assert_int_equal(e.code, rc);
     assert_int_equal(strncmp(e.msg, keep, strlen(keep)), 0);
@@ -1197,6 +1222,30 @@ static void test_trace_reopen_fails(void **state)
     assert_int_equal(wl_fill(w, buf, 16, &e), rc);
     assert_string_equal(e.msg, msg);
     wl_free(w);
+}
+
+/* A looping trace that fits the buffer is read once and its passes parsed
+ * from memory (a short trace loops millions of times a run): every pass
+ * gives the same records, even once the file is gone. */
+static void test_trace_loop_from_memory(void **state)
+{
+    (void)state;
+    const char *path = tmp_pairs("once.lackey", 3);
+    char keep[128];
+    snprintf(keep, sizeof keep, "%s", path);
+    struct wl *w = trace_wl(keep, &trace_lackey, 1);
+    struct recs first = wl_all(w, 8, 8);
+    assert_int_equal(unlink(keep), 0);
+    struct recs all = wl_all(w, 6000, 8);
+    assert_true(all.n >= 6000);
+    for (size_t i = 0; i < 6000; i++) {
+        assert_int_equal(all.r[i].kind, i % 2 ? TREC_L : TREC_I);
+        assert_int_equal(all.r[i].addr, i % 2 ? 0x2000 : 0x1000);
+        assert_int_equal(all.r[i].size, i % 2 ? 8 : 4);
+    }
+    wl_free(w);
+    free(first.r);
+    free(all.r);
 }
 
 int main(void)
@@ -1225,6 +1274,7 @@ int main(void)
         cmocka_unit_test(test_trace_no_insn),
         cmocka_unit_test(test_trace_errors),
         cmocka_unit_test(test_trace_reopen_fails),
+        cmocka_unit_test(test_trace_loop_from_memory),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -47,6 +47,23 @@ int trace_open(struct trace *t, const char *path, const struct trace_ops *ops, i
     return 0;
 }
 
+int trace_reopen(struct trace *t, const char *path, struct err *e)
+{
+    if (t->whole) {
+        t->pos = t->lim = 0;
+        t->len = t->whole;
+        t->line = 0;
+        return 0;
+    }
+    char *buf = t->buf;
+    size_t cap = t->cap;
+    bsrc_close(&t->src);
+    int rc = trace_open(t, path, t->ops, t->skip_bad, e);
+    t->buf = buf;
+    t->cap = cap;
+    return rc;
+}
+
 long trace_read(struct trace *t, struct trace_rec *r, size_t n)
 {
     return t->ops->read(t, r, n);
@@ -100,8 +117,17 @@ int trace_text_more(struct trace *t)
             return err_set(&t->err, (int)r, "%s:%llu: %s", t->name, (unsigned long long)line,
                            t->err.msg);
         }
-        if (!r)
+        if (!r) {
             t->eof = 1;
+            /* All of the input came in reads that followed each other from
+             * the buffer's start, and nothing was left over to move: it is
+             * all still there, whole lines. */
+            if (!t->split && !t->len && t->first && t->buf[t->first - 1] == '\n')
+                t->whole = t->first;
+        } else if (!t->split && t->len == t->first)
+            t->first += (size_t)r;
+        else
+            t->split = 1;
         t->len += (size_t)r;
     }
     memset(t->buf + t->len, 0, TRACE_PAD);

@@ -54,6 +54,11 @@ struct trace {
     char *buf;
     size_t cap, pos, lim, len;
     int eof;
+    /* Text: the input's size when all of it came in the buffer's first
+     * read and still lies there, ending in a newline; 0 otherwise. */
+    size_t whole;
+    size_t first; /* bytes read so far, while they lie from the buffer's start */
+    int split;    /* a read landed elsewhere: first no longer holds */
 };
 
 const struct trace_ops *trace_find(const char *name);
@@ -63,6 +68,11 @@ const char *trace_guess(const char *path);
 
 int trace_open(struct trace *t, const char *path, const struct trace_ops *ops, int skip_bad,
                struct err *e);
+/* The same trace again from its start, for a looping workload, which may
+ * loop millions of times a run: a text trace that fitted in the buffer at
+ * once is parsed again from memory, without a system call; any other is
+ * opened anew, keeping its buffer. On failure t is still closable. */
+int trace_reopen(struct trace *t, const char *path, struct err *e);
 long trace_read(struct trace *t, struct trace_rec *r, size_t n);
 void trace_close(struct trace *t);
 

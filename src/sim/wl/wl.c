@@ -477,16 +477,17 @@ static long trace_fill(struct wl *w, struct trace_rec *buf, size_t n, struct err
         if (w->loop && (!w->seen_insn || !w->pass_recs))
             return err_set(e, -QOSIM_EINVAL,
                            "%s: a looping trace needs at least one instruction record", w->t.name);
-        trace_close(&w->t);
-        w->open = 0;
-        if (!w->loop)
+        if (!w->loop) {
+            trace_close(&w->t);
+            w->open = 0;
             return 0;
-        int rc = trace_open(&w->t, w->path, w->fmt, 0, &w->fail);
+        }
+        int rc = trace_reopen(&w->t, w->path, &w->fail);
         if (rc) {
             trace_close(&w->t);
+            w->open = 0;
             return err_set(e, rc, "%s", w->fail.msg);
         }
-        w->open = 1;
         w->pass_recs = 0;
     }
 }
