@@ -4,6 +4,7 @@
 
 CC      ?= cc
 CLANG   ?= clang
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 SAN     ?= 0
 BUILD   ?= build
 O       := $(BUILD)
@@ -27,6 +28,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(O)/gen/profiles.o
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/%.o)
 TESTS    := $(TEST_SRC:tests/unit/%.c=$(O)/tests/%)
 FUZZERS  := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o) $(GEN_SRC:%.c=build/fuzz/obj/%.o)
 
 .PHONY: all check test test-san fuzz fuzz-smoke format format-check bench demo demo-cachegrind clean help
 
@@ -56,30 +58,48 @@ $(O)/tests/%: tests/unit/%.c $(O)/libqosim.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -o $@ $< $(O)/libqosim.a $(LDLIBS) -lcmocka
 
-# libFuzzer harnesses: clang, with the library built in alongside.
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(GEN_SRC) $(wildcard tests/fuzz/*.h src/*/*.h src/*/*/*.h include/*.h)
+# libFuzzer harnesses: clang. The library is compiled once with the
+# sanitizers and coverage, then linked into every harness.
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc -fno-sanitize-recover=all -MMD -MP
+
+build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CLANG) -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc \
-	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	  -o $@ $< $(LIB_SRC) $(GEN_SRC) $(LDLIBS)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+
+build/fuzz/libqosim.a: $(FUZZ_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+build/fuzz/%: tests/fuzz/%.c build/fuzz/libqosim.a
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined \
+	  -o $@ $< build/fuzz/libqosim.a $(LDLIBS)
 
 fuzz: $(FUZZERS)
 
-# Everything: the suite in the normal build, again under sanitizers, then fuzzing.
-check: all
-	rm -f build/test-results
-	tests/run.sh build
-	$(MAKE) SAN=1 all
-	tests/run.sh build/san
-	$(MAKE) fuzz
+fuzz-smoke: fuzz
+	rm -f build/results/fuzz
 	tests/fuzz/smoke.sh
-	tests/summary.sh
 
-test: all
-	tests/run.sh $(O) && tests/summary.sh
+# Everything: the three builds, each with all processors; then the suite in
+# the normal and the sanitizer build, one pool of test files; then a short
+# fuzz run of every harness. The closing line is the sum of all three.
+check:
+	$(MAKE) -j$(JOBS) all
+	$(MAKE) -j$(JOBS) SAN=1 all
+	$(MAKE) -j$(JOBS) fuzz
+	rm -rf build/results
+	tests/run.sh build build/san; tests/fuzz/smoke.sh; tests/summary.sh
+
+test:
+	$(MAKE) -j$(JOBS) all
+	rm -rf build/results
+	tests/run.sh $(O); tests/summary.sh
 
 test-san:
-	$(MAKE) SAN=1 all && tests/run.sh build/san && tests/summary.sh
+	$(MAKE) -j$(JOBS) SAN=1 all
+	rm -rf build/results
+	tests/run.sh build/san; tests/summary.sh
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
@@ -98,11 +118,13 @@ $(O)/bench/%: bench/%.c $(O)/libqosim.a
 	$(CC) $(ALLCFLAGS) -o $@ $< $(O)/libqosim.a $(LDLIBS)
 
 # The README's main job: the noisy-neighbour scenario, its table and its plot.
-demo: all
+demo:
+	$(MAKE) -j$(JOBS) all
 	QOSIM=$(O)/qosim scripts/demo.sh
 
 # Record a real program, replay it, compare with cachegrind.
-demo-cachegrind: all
+demo-cachegrind:
+	$(MAKE) -j$(JOBS) all
 	QOSIM=$(O)/qosim scripts/demo-cachegrind.sh
 
 clean:

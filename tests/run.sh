@@ -1,42 +1,84 @@
 #!/bin/bash
-# Runs the unit tests (cmocka) and the end-to-end CLI tests against one build
-# directory, and appends "PASSED FAILED" to build/test-results.
-#   tests/run.sh BUILD_DIR
+# Runs the unit tests (cmocka) and the end-to-end CLI tests against one or
+# more build directories, in one pool of test files run several at a time,
+# and writes each build's "PASSED FAILED" to build/results/NAME (NAME: the
+# build directory with / as -), replacing what an earlier run of the same
+# build left there, so totals never pile up.
+#   tests/run.sh BUILD_DIR...
+# JOBS sets how many test files run at once (default: the processors).
+# Every file's output is kept and printed in a fixed order, so the log reads
+# the same however the jobs were scheduled.
 set -u
-build=${1:?usage: tests/run.sh BUILD_DIR}
+[ $# -gt 0 ] || { echo "usage: tests/run.sh BUILD_DIR..." >&2; exit 2; }
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-mkdir -p build
-pass=0 fail=0
-
-echo "== unit tests ($build)"
-for t in "$build"/tests/test_*; do
-    [ -x "$t" ] || continue
-    out=$("$t" 2>&1)
-    rc=$?
-    # cmocka's stdout and stderr interleave: find its totals anywhere on a line.
-    p=$(printf '%s\n' "$out" | grep -o '\[  PASSED  \] [0-9]* test' | tail -1 | tr -dc 0-9)
-    f=$(printf '%s\n' "$out" | grep -o '\[  FAILED  \] [0-9]* test' | tail -1 | tr -dc 0-9)
-    p=${p:-0} f=${f:-0}
-    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1   # a crash or abort counts as a failure
-    if [ "$f" -ne 0 ]; then printf '%s\n' "$out" | grep -E 'FAIL|ERROR|error|Assert|Sanitizer' | head -20; fi
-    echo "$(basename "$t"): $p passed, $f failed"
-    pass=$((pass + p)) fail=$((fail + f))
+cd "$top" || exit 2
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+mkdir -p build/results
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/qosim-tests.XXXXXX") || exit 2
+trap 'rm -rf "$scratch"' EXIT
+# Each job is "BUILD FILE". Slow files first (sanitizer builds, then the
+# longest end-to-end tests), so the pool does not end waiting on one of them.
+slow="tests/e2e/test_qos.sh tests/e2e/test_cachegrind.sh tests/e2e/test_run.sh"
+list=()
+for b in "$@"; do
+    for t in $slow tests/e2e/test_*.sh "$b"/tests/test_*; do
+        [ -f "$t" ] && { [ "${t%.sh}" != "$t" ] || [ -x "$t" ]; } || continue
+        case " ${list[*]-} " in *" $b:$t "*) continue ;; esac
+        list+=("$b:$t")
+    done
+done
+order=()
+for b in $(printf '%s\n' "$@" | sort -r); do # build/san before build
+    for j in "${list[@]}"; do [ "${j%%:*}" = "$b" ] && order+=("$j"); done
 done
 
-echo "== end-to-end tests ($build)"
-export QOSIM="$top/$build/qosim"
-for t in tests/e2e/test_*.sh; do
-    out=$(bash "$t" 2>&1)
-    rc=$?
-    p=$(printf '%s\n' "$out" | grep -c '^ok ')
-    f=$(printf '%s\n' "$out" | grep -c '^not ok ')
-    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-    printf '%s\n' "$out" | grep -A8 '^not ok ' | head -40
-    echo "$(basename "$t"): $p passed, $f failed"
-    pass=$((pass + p)) fail=$((fail + f))
-done
+run_one() { # BUILD FILE OUT: one test file against BUILD's qosim; output in OUT, status in OUT.rc
+    local b=$1 t=$2 out=$3 start=$SECONDS
+    if [ "${t%.sh}" != "$t" ]; then
+        QOSIM="$top/$b/qosim" bash "$t" >"$out" 2>&1
+    else
+        "$t" >"$out" 2>&1
+    fi
+    echo "$? $((SECONDS - start))" >"$out.rc"
+}
 
-echo "$pass $fail" >>build/test-results
-echo "$build: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+declare -A slot
+i=0
+for j in "${order[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    run_one "${j%%:*}" "${j#*:}" "$scratch/$i" &
+    slot[$j]=$i
+    i=$((i + 1))
+done
+wait
+
+status=0
+for b in "$@"; do
+    pass=0 fail=0
+    printf '== %s: test files run %d at a time\n' "$b" "$jobs"
+    for j in "${list[@]}"; do
+        [ "${j%%:*}" = "$b" ] || continue
+        t=${j#*:}
+        out=$scratch/${slot[$j]}
+        read -r rc secs <"$out.rc"
+        if [ "${t%.sh}" != "$t" ]; then
+            p=$(grep -c '^ok ' "$out")
+            f=$(grep -c '^not ok ' "$out")
+            grep -A8 '^not ok ' "$out" | head -40
+        else
+            # cmocka's stdout and stderr interleave: find its totals anywhere on a line.
+            p=$(grep -o '\[  PASSED  \] [0-9]* test' "$out" | tail -1 | tr -dc 0-9)
+            f=$(grep -o '\[  FAILED  \] [0-9]* test' "$out" | tail -1 | tr -dc 0-9)
+            p=${p:-0} f=${f:-0}
+            [ "$f" -ne 0 ] || [ "$rc" -ne 0 ] && grep -E 'FAIL|ERROR|error|Assert|Sanitizer' "$out" | head -20
+        fi
+        [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1 # a crash or abort counts as a failure
+        echo "$(basename "$t"): $p passed, $f failed (${secs}s)"
+        pass=$((pass + p)) fail=$((fail + f))
+    done
+
+    echo "$pass $fail" >"build/results/$(printf '%s' "$b" | tr / -)"
+    echo "$b: $pass passed, $fail failed"
+    [ "$fail" -eq 0 ] || status=1
+done
+exit $status
