@@ -3,7 +3,8 @@
 # platform. A cache-sensitive victim runs beside six streaming aggressors in
 # three phases (no isolation; L3 way partitioning; partitioning plus an MBA
 # throttle on the aggressors); then the victim runs alone with the same
-# phases, for comparison. Writes a plot of IPC and LLC occupancy over time.
+# phases, for comparison. Writes a plot of IPC, LLC occupancy and memory
+# bandwidth over time.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 Q=${QOSIM:-$top/build/qosim}
@@ -23,4 +24,4 @@ echo
 printf '%-14s %12s %12s %10s\n' phase "victim IPC" "alone IPC" "of alone"
 join "$out/full.ipc" "$out/alone.ipc" | awk '{ printf "%-14s %12.3f %12.3f %9.0f%%\n", $1, $2, $3, 100 * $2 / $3 }'
 echo
-echo "plot: $out/noisy-neighbour.svg (IPC and LLC occupancy of every task over time)"
+echo "plot: $out/noisy-neighbour.svg (IPC, LLC occupancy and memory bandwidth of every task over time)"

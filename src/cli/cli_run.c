@@ -24,7 +24,8 @@ static const char usage[] =
     "LLC misses per kilo-instruction, LLC occupancy and memory bandwidth.\n"
     "  --json FILE   every interval and phase as JSON (docs/scenarios.md gives the shape)\n"
     "  --csv FILE    one row per task per interval\n"
-    "  --plot FILE   IPC and LLC occupancy of each task over time, through gnuplot\n"
+    "  --plot FILE   IPC, LLC occupancy and memory bandwidth of each task over time,\n"
+    "                with the bandwidth caps and reservations, through gnuplot\n"
     "  --only LIST   run only these tasks (for example the victim alone)\n"
     "  --seed N      override the scenario's seed\n"
     "  --quiet       no table, no progress bar\n";
@@ -200,58 +201,312 @@ static void gp_str(FILE *f, const char *s)
     fputc('\'', f);
 }
 
+/* Line colours: sixteen that stay apart on a white background. Task i
+ * draws in colour i % 16, with dash type 1 + i / 16 once they run out. */
+static const char *const gp_colour[16] = {
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+    "#000000", "#b5b800", "#ff00ff", "#008080", "#800000", "#000080", "#7fd13b", "#a0a0a0"};
+
+static void gp_line(FILE *f, unsigned i, double lw)
+{
+    fprintf(f, " lc rgb '%s' dt %u lw %g", gp_colour[i % 16], 1 + i / 16, lw);
+}
+
+/* Whom a bandwidth cap or reservation applies to, as the plot draws it: a
+ * qos group (the default group last) or, without a qos section, a class. */
+struct gp_bw {
+    unsigned n;        /* groups or classes */
+    double *val;       /* [nphase][n] bytes per second in force; < 0: none or not known */
+    unsigned *member;  /* [nphase][ntask] the group or class of each task */
+    unsigned *nmember; /* [nphase][n] */
+    const char *what;  /* "reserve", "limit" or "cap per core" */
+    int per_core;      /* the value bounds each core (MBA), not the group's total */
+};
+
+static void gp_bw_free(struct gp_bw *g)
+{
+    free(g->val);
+    free(g->member);
+    free(g->nmember);
+    memset(g, 0, sizeof *g);
+}
+
+/* An L3BE limit as the driver programs it: in 1/8 GB/s units, rounded
+ * down, at least one; 0 is unlimited (-1 here). */
+static double gp_l3be(double limit)
+{
+    if (limit <= 0)
+        return -1;
+    return limit < 0.125e9 ? 0.125e9 : (double)(uint64_t)(limit / 0.125e9) * 0.125e9;
+}
+
+/* Each phase's groups (or classes), their members and the caps and
+ * reservations in force, as the phases' settings leave them: MBA's cap on
+ * each core's link (link x (100 - delay)%), L3BE rate limits (per L3
+ * domain) and reserved shares (per memory controller, of the node's peak).
+ * A class's value is unknown after a setting of one limiter only; the
+ * confidential world's settings are left out. Returns 0, with nothing
+ * allocated, when there is nothing to draw (no qos section and no caps or
+ * reservations). */
+static int gp_bw_init(struct gp_bw *g, const struct scen *s)
+{
+    const struct plat_bw *b = &s->plat.bw;
+    const int qos = s->qos.present, lim = b->kind != BW_NONE;
+    memset(g, 0, sizeof *g);
+    if (!qos && !lim)
+        return 0;
+    const unsigned n = qos ? s->qos.ngrp + 1 : b->classes, np = s->nphase, nt = s->ntask;
+    g->n = n;
+    g->what = b->kind == BW_SHARE ? "reserve" : b->kind == BW_RATE ? "limit" : "cap per core";
+    g->per_core = b->kind == BW_DELAY;
+    const double link = s->plat.core.link * s->plat.core.freq; /* bytes per second */
+    g->val = malloc((size_t)np * n * sizeof *g->val);
+    g->member = malloc(((size_t)np * nt + 1) * sizeof *g->member);
+    g->nmember = calloc((size_t)np * n, sizeof *g->nmember);
+    double *cur = malloc(n * sizeof *cur);
+    unsigned *rbwb = calloc(n, sizeof *rbwb), *who = malloc((nt + 1) * sizeof *who);
+    int any = 0;
+    if (g->val && g->member && g->nmember && cur && rbwb && who) {
+        const double block = s->plat.mem.peak / (b->nblks ? b->nblks : 1);
+        for (unsigned k = 0; k < n; k++)
+            cur[k] = -1;
+        for (unsigned i = 0; i < nt; i++) {
+            unsigned c = s->task[i].cls < b->classes ? s->task[i].cls : 0;
+            who[i] = !qos ? c : s->qos.task_grp[i] < 0 ? n - 1 : (unsigned)s->qos.task_grp[i];
+        }
+        for (unsigned k = 0; qos && k + 1 < n; k++) {
+            const struct scen_qos_set *q = &s->qos.init[k];
+            rbwb[k] = q->has_share ? q->rbwb : 0;
+            if (q->has_limit)
+                cur[k] = gp_l3be(q->limit);
+            if (q->has_mba && q->mba < 100)
+                cur[k] = link * q->mba / 100;
+        }
+        for (unsigned p = 0; p < np; p++) {
+            const struct scen_phase *ph = &s->phase[p];
+            for (unsigned i = 0; i < ph->nset; i++) {
+                const struct scen_set *x = &ph->set[i];
+                unsigned k = x->q.grp < n - 1 ? x->q.grp : n - 1; /* qos: the default is last */
+                if (qos && x->kind == SCEN_QOS && !x->q.secure && k < n - 1) {
+                    if (x->q.has_share)
+                        rbwb[k] = x->q.rbwb;
+                    if (x->q.has_limit)
+                        cur[k] = gp_l3be(x->q.limit);
+                    if (x->q.has_mba)
+                        cur[k] = x->q.mba < 100 ? link * x->q.mba / 100 : -1;
+                } else if (qos && x->kind == SCEN_QOS_MOVE) {
+                    who[x->task] = k;
+                } else if (!qos && x->kind == SCEN_BW && x->cls < n) {
+                    double v = b->kind == BW_SHARE  ? x->rbwb * block
+                               : b->kind == BW_RATE ? x->rate
+                                                    : link * (100 - x->delay_pct) / 100;
+                    if (b->kind == BW_DELAY && !x->delay_pct)
+                        v = 0; /* unthrottled */
+                    cur[x->cls] = x->ctl >= 0 || v <= 0 ? -1 : v;
+                } else if (!qos && x->kind == SCEN_ASSOC) {
+                    who[x->task] = x->new_cls < b->classes ? x->new_cls : 0;
+                }
+            }
+            if (qos && b->kind == BW_SHARE) { /* RCID 0 keeps what the groups leave */
+                unsigned sum = 0;
+                for (unsigned k = 0; k + 1 < n; k++) {
+                    cur[k] = rbwb[k] ? rbwb[k] * block : -1;
+                    sum += rbwb[k];
+                }
+                cur[n - 1] = b->mrbwb > sum ? (b->mrbwb - sum) * block : -1;
+            }
+            for (unsigned i = 0; i < nt; i++) {
+                g->member[(size_t)p * nt + i] = who[i];
+                g->nmember[(size_t)p * n + who[i]]++;
+            }
+            for (unsigned k = 0; k < n; k++) {
+                g->val[(size_t)p * n + k] = cur[k];
+                any |= cur[k] >= 0 && g->nmember[(size_t)p * n + k];
+                any |= qos && k + 1 < n && g->nmember[(size_t)p * n + k] > 1;
+            }
+        }
+    }
+    free(cur);
+    free(rbwb);
+    free(who);
+    if (!any)
+        gp_bw_free(g);
+    return any;
+}
+
+/* Group k's setting is drawn: it has one while some task is under it. */
+static int gp_bw_limited(const struct gp_bw *g, const struct scen *s, unsigned k)
+{
+    for (unsigned p = 0; p < s->nphase; p++)
+        if (g->val[(size_t)p * g->n + k] >= 0 && g->nmember[(size_t)p * g->n + k])
+            return 1;
+    return 0;
+}
+
+/* The one task under group k's setting whenever it has one, or -1. */
+static int gp_bw_single(const struct gp_bw *g, const struct scen *s, unsigned k)
+{
+    int one = -1;
+    for (unsigned p = 0; p < s->nphase; p++) {
+        if (g->val[(size_t)p * g->n + k] < 0 || !g->nmember[(size_t)p * g->n + k])
+            continue;
+        for (unsigned i = 0; i < s->ntask; i++)
+            if (g->member[(size_t)p * s->ntask + i] == k) {
+                if (one >= 0 && one != (int)i)
+                    return -1;
+                one = (int)i;
+            }
+    }
+    return one;
+}
+
+/* Group k's total is drawn: a qos group that has more than one task at
+ * some time, or a group or class whose setting bounds the total of more
+ * than one. */
+static int gp_bw_total(const struct gp_bw *g, const struct scen *s, unsigned k)
+{
+    if (!g->per_core && gp_bw_limited(g, s, k) && gp_bw_single(g, s, k) < 0)
+        return 1;
+    for (unsigned p = 0; s->qos.present && k + 1 < g->n && p < s->nphase; p++)
+        if (g->nmember[(size_t)p * g->n + k] > 1)
+            return 1;
+    return 0;
+}
+
+/* Group k's name for the legend, with a word after it. */
+static void gp_bw_name(FILE *f, const struct scen *s, unsigned k, const char *word)
+{
+    char name[128];
+    if (!s->qos.present)
+        snprintf(name, sizeof name, "class %u %s", k, word);
+    else
+        snprintf(name, sizeof name, "%s %s", k < s->qos.ngrp ? s->qos.grp[k] : "default", word);
+    gp_str(f, name);
+}
+
 static void gp_phase_labels(FILE *f, const struct scen *s)
 {
     for (unsigned p = 0; p < s->nphase; p++) {
         fputs("set label ", f);
         gp_str(f, s->phase[p].name);
-        fprintf(f, " at %.9g, graph 1.04 tc rgb 'gray20'\n", s->phase[p].at * 1e3);
+        fprintf(f, " at %.9g, graph 1.06 tc rgb 'gray20'\n", s->phase[p].at * 1e3);
     }
 }
 
-/* A gnuplot program with the data inline: IPC above, LLC occupancy below,
- * phase starts as dashed lines. */
+/* A gnuplot program with the data inline: three panels on one time axis,
+ * IPC, LLC occupancy and memory read bandwidth, with the phase starts as
+ * dashed lines. The bandwidth panel also draws each cap or reservation in
+ * force (dashed, in the colour of the one task it applies to, or with the
+ * total of the tasks it applies to, in a colour after the tasks'). */
 static void write_gnuplot(FILE *f, const struct run *run, const struct rows *rs, const char *out,
                           int png)
 {
     const struct scen *s = run->s;
-    for (unsigned i = 0; i < s->ntask; i++) {
+    const unsigned nt = s->ntask;
+    const double end = s->duration * 1e3;
+    for (unsigned i = 0; i < nt; i++) {
         fprintf(f, "$t%u << EOD\n", i);
-        for (size_t k = i; k < rs->n; k += s->ntask)
-            fprintf(f, "%.9g %.6f %.6f\n", rs->v[k].t1 * 1e3, rs->v[k].ipc,
-                    rs->v[k].llc_bytes / 1048576.0);
+        for (size_t k = i; k < rs->n; k += nt)
+            fprintf(f, "%.9g %.6f %.6f %.6f\n", rs->v[k].t1 * 1e3, rs->v[k].ipc,
+                    rs->v[k].llc_bytes / 1048576.0, rs->v[k].rd_bw / 1e9);
         fputs("EOD\n", f);
     }
-    fprintf(f, "set terminal %s size 1000,700 font ',11'\n", png ? "pngcairo" : "svg");
+    struct gp_bw g;
+    int grp = gp_bw_init(&g, s);
+    for (unsigned k = 0; grp && k < g.n; k++) {
+        if (gp_bw_limited(&g, s, k)) {
+            /* Its setting: a segment per phase where it has one and tasks under it. */
+            fprintf(f, "$l%u << EOD\n", k);
+            for (unsigned p = 0; p < s->nphase; p++) {
+                double v = g.val[(size_t)p * g.n + k];
+                if (v < 0 || !g.nmember[(size_t)p * g.n + k])
+                    continue;
+                double t1 = p + 1 < s->nphase ? s->phase[p + 1].at * 1e3 : end;
+                fprintf(f, "%.9g %.6f\n%.9g %.6f\n\n", s->phase[p].at * 1e3, v / 1e9, t1, v / 1e9);
+            }
+            fputs("EOD\n", f);
+        }
+        if (!gp_bw_total(&g, s, k))
+            continue;
+        /* The total of the tasks under it, interval by interval. */
+        fprintf(f, "$g%u << EOD\n", k);
+        for (size_t r = 0; r + nt <= rs->n; r += nt) {
+            unsigned p = rs->v[r].phase, m = 0;
+            double sum = 0;
+            for (unsigned i = 0; i < nt; i++)
+                if (g.member[(size_t)p * nt + i] == k) {
+                    sum += rs->v[r + i].rd_bw;
+                    m++;
+                }
+            if (m)
+                fprintf(f, "%.9g %.6f\n", rs->v[r].t1 * 1e3, sum / 1e9);
+            else
+                fputs("\n", f);
+        }
+        fputs("EOD\n", f);
+    }
+
+    fprintf(f, "set terminal %s size 1000,960 font ',11'\n", png ? "pngcairo" : "svg");
     fputs("set output ", f);
     gp_str(f, out);
-    fputs("\nset multiplot layout 2,1\nset grid\nset key outside right\n", f);
-    fprintf(f, "set xrange [0:%.9g]\n", s->duration * 1e3);
+    const char *base = strrchr(s->file, '/') ? strrchr(s->file, '/') + 1 : s->file;
+    char title[512];
+    snprintf(title, sizeof title, "%s on %s", base, s->plat.name);
+    /* One time axis: the panels share fixed margins, so their plot areas
+     * line up, and only the bottom one labels it. Legends go to the right. */
+    fputs("\nset multiplot layout 3,1 title ", f);
+    gp_str(f, title);
+    fputs(" margins 0.08,0.76,0.07,0.91 spacing 0,0.045\n", f);
+    fputs("set grid\nset key outside right top\nset yrange [0:*]\n", f);
+    fprintf(f, "set xrange [0:%.9g]\nset format x ''\n", end);
     for (unsigned p = 0; p < s->nphase; p++)
         fprintf(f, "set arrow from %.9g, graph 0 to %.9g, graph 1 nohead dt 2 lc rgb 'gray40'\n",
                 s->phase[p].at * 1e3, s->phase[p].at * 1e3);
     gp_phase_labels(f, s);
-    const char *base = strrchr(s->file, '/') ? strrchr(s->file, '/') + 1 : s->file;
-    char title[512];
-    snprintf(title, sizeof title, "%s on %s: IPC", base, s->plat.name);
-    fputs("set title ", f);
-    gp_str(f, title);
-    fputs(" offset 0,0.6\nset ylabel 'IPC'\nset yrange [0:*]\n", f);
-    for (int panel = 0; panel < 2; panel++) {
-        if (panel) {
-            fputs("unset label\nset title 'LLC occupancy' offset 0,0.6\n"
-                  "set ylabel 'MiB'\nset xlabel 'time (ms)'\n",
-                  f);
-            gp_phase_labels(f, s);
-        }
+    for (int panel = 0; panel < 3; panel++) {
+        static const char *const ylabel[3] = {"IPC", "LLC occupancy (MiB)", "memory reads (GB/s)"};
+        fputs("set ylabel ", f);
+        gp_str(f, ylabel[panel]);
+        fputc('\n', f);
+        if (panel == 1)
+            fputs("unset label\n", f); /* phase names above the top panel only */
+        if (panel == 2)
+            fputs("set format x '%g'\nset xlabel 'time (ms)'\n", f);
         fputs("plot ", f);
-        for (unsigned i = 0; i < s->ntask; i++) {
-            fprintf(f, "%s$t%u using 1:%d with lines lw 2 title ", i ? ", " : "", i, panel ? 3 : 2);
-            gp_str(f, s->task[i].name);
+        for (unsigned i = 0; i < nt; i++) {
+            fprintf(f, "%s$t%u using 1:%d with lines", i ? ", " : "", i, panel + 2);
+            gp_line(f, i, 2);
+            if (panel) {
+                fputs(" notitle", f);
+            } else {
+                fputs(" title ", f);
+                gp_str(f, s->task[i].name);
+            }
+        }
+        unsigned ncol = nt; /* colours taken */
+        for (unsigned k = 0; panel == 2 && grp && k < g.n; k++) {
+            int total = gp_bw_total(&g, s, k), one = gp_bw_single(&g, s, k);
+            if (!total && !gp_bw_limited(&g, s, k))
+                continue;
+            /* A group's total and setting in a colour after the tasks'; a
+             * setting that covers one task in that task's colour. */
+            unsigned c = total || one < 0 ? ncol++ : (unsigned)one;
+            if (total) {
+                fprintf(f, ", $g%u using 1:2 with lines", k);
+                gp_line(f, c, 3.5);
+                fputs(" title ", f);
+                gp_bw_name(f, s, k, "(total)");
+            }
+            if (gp_bw_limited(&g, s, k)) {
+                fprintf(f, ", $l%u using 1:2 with lines lc rgb '%s' dt (8,5) lw 2.5 title ", k,
+                        gp_colour[c % 16]);
+                gp_bw_name(f, s, k, g.what);
+            }
         }
         fputc('\n', f);
     }
     fputs("unset multiplot\n", f);
+    gp_bw_free(&g);
 }
 
 static int plot(const struct run *run, const struct rows *rs, const char *path)

@@ -5,18 +5,20 @@
 . "$(dirname "$0")/lib.sh"
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SHIPPED="amd-epyc amd-lwp intel-atom intel-xeon riscv-soc"
+SHIPPED="amd-epyc amd-lwp intel-atom intel-xeon riscv-edge riscv-soc"
 
 # ---- the shipped profiles ------------------------------------------------------
 
 expect "profiles lists" 0 "$QOSIM" profiles
-same "profiles lists all five, sorted" "$(awk '{ print $1 }' "$TMP/out" | tr '\n' ' ')" "$SHIPPED "
+same "profiles lists all six, sorted" "$(awk '{ print $1 }' "$TMP/out" | tr '\n' ' ')" "$SHIPPED "
 has "intel-xeon listed with its topology" "$TMP/out" \
     '^intel-xeon +intel +sockets 2, NUMA nodes 2, L3 domains 2, cores 16, CPUs 32$'
 has "intel-atom listed with its topology" "$TMP/out" \
     '^intel-atom +intel +sockets 1, NUMA nodes 1, L3 domains 0, cores 24, CPUs 24$'
 has "amd-epyc listed with its topology" "$TMP/out" \
     '^amd-epyc +amd +sockets 2, NUMA nodes 2, L3 domains 8, cores 64, CPUs 128$'
+has "riscv-edge listed with its topology" "$TMP/out" \
+    '^riscv-edge +riscv +sockets 1, NUMA nodes 1, L3 domains 1, cores 8, CPUs 8$'
 has "riscv-soc listed with its topology" "$TMP/out" \
     '^riscv-soc +riscv +sockets 1, NUMA nodes 1, L3 domains 2, cores 16, CPUs 16$'
 has "amd-lwp listed with its topology" "$TMP/out" \
@@ -42,7 +44,7 @@ expect "profiles show: unknown name" 1 "$QOSIM" profiles show nosuch
 has "profiles show: unknown name said" "$TMP/err" "no shipped profile called 'nosuch'"
 expect "profiles check: unknown name" 2 "$QOSIM" profiles check nosuch
 same "profiles check: unknown name lists the shipped ones" "$(head -1 "$TMP/err")" \
-    "qosim profiles: no platform profile called 'nosuch' (shipped: amd-epyc, amd-lwp, intel-atom, intel-xeon, riscv-soc)"
+    "qosim profiles: no platform profile called 'nosuch' (shipped: amd-epyc, amd-lwp, intel-atom, intel-xeon, riscv-edge, riscv-soc)"
 expect "profiles check: missing file" 2 "$QOSIM" profiles check "$TMP/none.yaml"
 has "profiles check: missing file said" "$TMP/err" "$TMP/none.yaml: cannot open"
 expect "profiles: bad arguments" 2 "$QOSIM" profiles frobnicate
