@@ -47,19 +47,15 @@ static int is_riscv(const struct scen *s)
     return s->plat.vendor == PLAT_RISCV;
 }
 
-/* Intel takes only contiguous, non-zero masks unless CPUID.10H ECX[3] says
- * otherwise (SDM 17.19.4.2); AMD takes any mask, all-zero included; CBQRI
- * any mask with at least one block (spec 3.5: STATUS 5 otherwise). */
+/* The platform's vendor rule (plat_mask_ok), as the driver's writes will
+ * meet it in the registers: refused here with the line of the mask. */
 static int check_mask(const struct scen *s, struct conf *c, struct conf_node *n, enum plat_level l,
                       uint64_t v, struct err *e)
 {
-    const struct plat_alloc *a = &s->plat.cache[l].alloc;
-    if (is_riscv(s) && !v)
-        return conf_error(c, n, e, "0x0: a CBQRI capacity allocation needs at least one block");
-    if (s->plat.vendor == PLAT_INTEL && !a->sparse && (!v || ((v + (v & -v)) & v)))
-        return conf_error(c, n, e,
-                          "0x%llx: %s of %s takes only non-zero masks whose bits are contiguous",
-                          (unsigned long long)v, plat_level_name[l], s->plat.name);
+    const char *why;
+    if (!plat_mask_ok(&s->plat, l, v, &why))
+        return conf_error(c, n, e, "0x%llx: %s of %s %s", (unsigned long long)v, plat_level_name[l],
+                          s->plat.name, why);
     return 0;
 }
 

@@ -136,7 +136,7 @@ bad "more groups than classes" 'qos.groups: 8 groups and the default group need 
 bad "an unknown qos key" 'qos.colour: unknown key' 'qos: {colour: red}'
 bad "monitoring where there is none" 'monitoring by task needs 2 RMIDs; intel-atom has 0' \
     'qos: {monitor: task}' intel-atom
-bad "CBQRI: an empty block mask" 'qos.groups\[0\].L3: 0x0: a CBQRI capacity allocation needs at least one block' \
+bad "CBQRI: an empty block mask" 'qos.groups\[0\].L3: 0x0: L3 of riscv-soc takes only non-zero masks \(a CBQRI capacity allocation needs at least one block\)' \
     'qos: {groups: [{name: a, L3: 0}]}' riscv-soc
 bad "CBQRI: a mask past NCBLKS" 'qos.groups\[0\].L2: .*out of range' 'qos: {groups: [{name: a, L2: 0x100}]}' riscv-soc
 bad "CBQRI: per-AT masks without per-AT limits" 'L3 capacity controllers of riscv-soc have one allocation for code and data' \

@@ -266,6 +266,43 @@ phases:
     assoc:
       - {task: zz, class: 1}
 Y
+# A phase's masks follow the vendor's rules as the qos section's do: Intel
+# takes non-empty contiguous masks (unless the profile says sparse), AMD any
+# mask, CBQRI any but the empty one.
+direct() { # direct FILE PLATFORM MASK: a scenario setting MASK on L3 at 0
+    printf 'platform: %s\nduration: 20us\ntasks:\n  - {name: a, cpu: 0, workload: {pattern: seq}}\nphases:\n  - at: 0us\n    alloc:\n      - {cache: L3, class: 1, mask: %s}\n' \
+        "$2" "$3" >"$TMP/$1"
+}
+direct_bad() { # direct_bad NAME PLATFORM MASK WANT-MESSAGE
+    direct dm.yaml "$2" "$3"
+    rm -f "$TMP/dm.json"
+    "$QOSIM" run "$TMP/dm.yaml" --quiet --json "$TMP/dm.json" >"$TMP/out" 2>"$TMP/err"
+    local rc=$? got
+    got=$(cat "$TMP/err")
+    if [ "$rc" -eq 2 ] && [ "$got" = "qosim run: $TMP/dm.yaml:8: phases[0].alloc[0].mask: $4" ] &&
+        [ ! -e "$TMP/dm.json" ]; then ok "direct mask refused: $1"; else
+        notok "direct mask refused: $1" "exit $rc" "got:  $got" \
+            "want: qosim run: $TMP/dm.yaml:8: phases[0].alloc[0].mask: $4"; fi
+}
+direct_bad "Intel, non-contiguous" intel-xeon 0x0f1 \
+    "0xf1: L3 of intel-xeon takes only non-zero masks whose bits are contiguous"
+direct_bad "Intel, empty" intel-xeon 0 \
+    "0x0: L3 of intel-xeon takes only non-zero masks whose bits are contiguous"
+direct_bad "CBQRI, empty" riscv-soc 0 \
+    "0x0: L3 of riscv-soc takes only non-zero masks (a CBQRI capacity allocation needs at least one block)"
+direct dm.yaml amd-epyc 0x0f1
+expect "direct mask accepted: AMD, non-contiguous" 0 "$QOSIM" run "$TMP/dm.yaml" --quiet
+direct dm.yaml amd-epyc 0
+expect "direct mask accepted: AMD, empty" 0 "$QOSIM" run "$TMP/dm.yaml" --quiet
+direct dm.yaml riscv-soc 0x0f1
+expect "direct mask accepted: CBQRI, non-contiguous" 0 "$QOSIM" run "$TMP/dm.yaml" --quiet
+direct dm.yaml intel-xeon 0x0f0
+expect "direct mask accepted: Intel, contiguous" 0 "$QOSIM" run "$TMP/dm.yaml" --quiet
+"$QOSIM" profiles show intel-xeon | sed 's/cdp: true, shareable: 0x600/cdp: true, shareable: 0x600, sparse: true/' \
+    >"$TMP/xeon-sparse.yaml"
+direct dm.yaml xeon-sparse.yaml 0x0f1
+expect "direct mask accepted: Intel with sparse masks (CPUID.10H ECX[3])" 0 "$QOSIM" run "$TMP/dm.yaml" --quiet
+
 scen bad.yaml <<Y
 tasks:
   - $T

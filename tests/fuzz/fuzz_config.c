@@ -32,7 +32,8 @@ static void check_set(const struct scen *s, const struct scen_qos_set *q)
         for (int t = 0; t < 2; t++)
             if (q->has_mask[l] >> t & 1)
                 FZ_CHECK(s->plat.cache[l].alloc.classes &&
-                             q->mask[l][t] >> s->plat.cache[l].alloc.cbm_len == 0,
+                             q->mask[l][t] >> s->plat.cache[l].alloc.cbm_len == 0 &&
+                             plat_mask_ok(&s->plat, (enum plat_level)l, q->mask[l][t], NULL),
                          "level %d mask 0x%llx", l, (unsigned long long)q->mask[l][t]);
     FZ_CHECK(!q->has_mba ||
                  (s->plat.bw.kind == BW_DELAY && q->mba <= 100 && 100 - q->mba <= s->plat.bw.max),
@@ -136,6 +137,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FZ_CHECK(s->phase[i].at > s->phase[i - 1].at && s->phase[i].at < s->duration,
                      "phase %u", i);
         check_qos(s);
+        /* Direct masks follow the vendor's rules as the qos section's do. */
+        for (unsigned i = 0; i < s->nphase; i++)
+            for (unsigned k = 0; k < s->phase[i].nset; k++) {
+                const struct scen_set *x = &s->phase[i].set[k];
+                FZ_CHECK(x->kind != SCEN_MASK || plat_mask_ok(&s->plat, x->level, x->cbm, NULL),
+                         "phase %u mask 0x%llx", i, (unsigned long long)x->cbm);
+            }
         scen_free(s);
     }
     free(s);

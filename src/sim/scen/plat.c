@@ -678,3 +678,25 @@ unsigned plat_cache_count(const struct plat *p, enum plat_level l)
            : p->cache[l].scope == PLAT_SCOPE_MODULE ? p->nmodules
                                                     : p->ndomains;
 }
+
+/* The vendors' rules for a capacity bitmask, checked wherever a mask enters
+ * the machine (a scenario's phases, its qos section, the x86 MSRs) so that
+ * none of them holds a mask the hardware would refuse. Bits beyond cbm_len
+ * are reserved everywhere. Intel: non-zero and contiguous unless CPUID.10H
+ * ECX[3] says non-contiguous masks are allowed (SDM 17.19.4.2; the profile's
+ * sparse); AMD: any mask, all-zero included, which stops the class from
+ * allocating (56375); CBQRI: at least one capacity block (3.5: STATUS 5). */
+int plat_mask_ok(const struct plat *p, enum plat_level l, uint64_t v, const char **why)
+{
+    const struct plat_alloc *a = &p->cache[l].alloc;
+    const char *no = NULL;
+    if (v & ~bits_mask(a->cbm_len))
+        no = "takes only masks within its cbm_len bits";
+    else if (p->vendor == PLAT_INTEL && !a->sparse && (!v || ((v + (v & -v)) & v)))
+        no = "takes only non-zero masks whose bits are contiguous";
+    else if (p->vendor == PLAT_RISCV && !v)
+        no = "takes only non-zero masks (a CBQRI capacity allocation needs at least one block)";
+    if (why)
+        *why = no;
+    return !no;
+}

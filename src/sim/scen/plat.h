@@ -150,5 +150,9 @@ void plat_place(const struct plat *p, unsigned cpu, struct plat_place *out);
 unsigned plat_cache_inst(const struct plat *p, enum plat_level l, unsigned cpu);
 /* Instances of a cache level. */
 unsigned plat_cache_count(const struct plat *p, enum plat_level l);
+/* Whether p's hardware takes v as a capacity bitmask of level l (which has
+ * allocation control); if not, *why (unless why is NULL) says what the level
+ * takes, worded to follow "0xMASK: L3 of NAME ". */
+int plat_mask_ok(const struct plat *p, enum plat_level l, uint64_t v, const char **why);
 
 #endif

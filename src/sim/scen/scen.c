@@ -248,6 +248,12 @@ static int load_alloc(struct scen *s, struct conf *c, struct conf_node *n, struc
     if (type != 2 && !pc->alloc.cdp)
         return conf_error(c, conf_get(n, "type"), e, "%s of %s cannot tell code from data (no CDP)",
                           plat_level_name[lvl], p->name);
+    /* Masks set here skip the registers, but still only ones the vendor's
+     * hardware could hold: a result must be one the machine can give. */
+    const char *why;
+    if (!plat_mask_ok(p, (enum plat_level)lvl, cbm, &why))
+        return conf_error(c, conf_get(n, "mask"), e, "0x%llx: %s of %s %s", (unsigned long long)cbm,
+                          plat_level_name[lvl], p->name, why);
     *o = (struct scen_set){.kind = SCEN_MASK,
                            .level = (enum plat_level)lvl,
                            .inst = inst == UINT64_MAX ? -1 : (int)inst,
