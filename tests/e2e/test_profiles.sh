@@ -111,7 +111,21 @@ broken() {
 }
 
 broken unknown-key base '7s/threads/thread/' \
-    "7: topology.thread: unknown key"
+    "7: topology.thread: unknown key (did you mean 'threads'?)"
+# A misspelt required key or section is named itself, not as the one missing.
+broken misspelt-required-key base '10s/cpi/cip/' \
+    "10: core.cip: unknown key (did you mean 'cpi'?)"
+broken misspelt-section base '8s/core/cores/' \
+    "8: cores: unknown key (did you mean 'core'?)"
+broken misspelt-deep base '25s/classes/clases/' \
+    "25: caches.L3.allocation.clases: unknown key (did you mean 'classes'?)"
+broken misspelt-kind base '32s/kind/knid/' \
+    "32: qos.bandwidth.knid: unknown key (did you mean 'kind'?)"
+broken misspelt-list-item cbqri '36s/rcids/rcid/' \
+    "36: qos.cbqri.capacity[1].rcid: unknown key (did you mean 'rcids'?)"
+# Another kind's key is unknown, but is no misspelling.
+broken other-kind base '32s/granularity: 10/granularity: 10, blocks: 4/' \
+    "32: qos.bandwidth.blocks: unknown key"
 broken unknown-section base '$a\
 extras: {turbo: true}' \
     "33: extras: unknown key"

@@ -179,6 +179,36 @@ tasks:
     colour: red
     workload: {pattern: seq}
 Y
+# A misspelt key is named, with the key it was likely meant to be, even
+# when that key is required (it used to be reported missing), at any depth.
+bad "misspelt required key in a task" "3: tasks[0].worklaod: unknown key (did you mean 'workload'?)" <<'Y'
+tasks:
+  - {name: a, cpu: 0,
+     worklaod: {pattern: seq}}
+Y
+bad "misspelt required key of a workload" "4: tasks[0].workload.patern: unknown key (did you mean 'pattern'?)" <<'Y'
+tasks:
+  - name: a
+    cpu: 0
+    workload: {patern: seq}
+Y
+bad "misspelt key of a phase" "5: phases[0].ta: unknown key (did you mean 'at'?)" <<Y
+tasks:
+  - $T
+phases:
+  - name: p
+    ta: 0us
+Y
+bad "misspelt key of an alloc item" "8: phases[0].alloc[0].msak: unknown key (did you mean 'mask'?)" <<Y
+tasks:
+  - $T
+phases:
+  - at: 0us
+    alloc:
+      - cache: L3
+        class: 1
+        msak: 0x3
+Y
 bad "cpu out of range" "4: tasks[0].cpu: 2 is out of range (0..1)" <<'Y'
 tasks:
   - name: a
@@ -302,6 +332,13 @@ expect "direct mask accepted: Intel, contiguous" 0 "$QOSIM" run "$TMP/dm.yaml" -
     >"$TMP/xeon-sparse.yaml"
 direct dm.yaml xeon-sparse.yaml 0x0f1
 expect "direct mask accepted: Intel with sparse masks (CPUID.10H ECX[3])" 0 "$QOSIM" run "$TMP/dm.yaml" --quiet
+
+# The issue's case: a scenario without duration but with durration.
+printf 'tasks:\n  - {name: a, cpu: 0, workload: {pattern: seq}}\ndurration: 1ms\nplatform: tiny.yaml\n' \
+    >"$TMP/dur.yaml"
+expect "misspelt duration: exit 2" 2 "$QOSIM" run "$TMP/dur.yaml"
+same "misspelt duration: named, with duration suggested" "$(cat "$TMP/err")" \
+    "qosim run: $TMP/dur.yaml:3: durration: unknown key (did you mean 'duration'?)"
 
 scen bad.yaml <<Y
 tasks:

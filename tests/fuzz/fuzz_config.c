@@ -25,6 +25,15 @@ static void check_refusal(int rc, const struct err *e)
                  "message does not say where: %s", e->msg);
 }
 
+/* Every key a reader asked a map for, whatever came of the load, is one the
+ * map declared (conf_keys): a reader and its declaration agree. */
+static void check_declared(const struct conf_node *n)
+{
+    FZ_CHECK(!n->undeclared, "key '%s' read but not declared", n->undeclared);
+    for (unsigned i = 0; i < n->nkids; i++)
+        check_declared(&n->kids[i]);
+}
+
 /* An accepted qos section is something the driver can carry out. */
 static void check_set(const struct scen *s, const struct scen_qos_set *q)
 {
@@ -116,6 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     free(p);
+    check_declared(c.root);
     conf_free(&c);
 
     if (memchr(data, '/', size))
@@ -147,6 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         scen_free(s);
     }
     free(s);
+    check_declared(c.root);
     conf_free(&c);
     return 0;
 }
