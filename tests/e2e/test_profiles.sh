@@ -46,6 +46,23 @@ same "profiles check: unknown name lists the shipped ones" "$(head -1 "$TMP/err"
 expect "profiles check: missing file" 2 "$QOSIM" profiles check "$TMP/none.yaml"
 has "profiles check: missing file said" "$TMP/err" "$TMP/none.yaml: cannot open"
 expect "profiles: bad arguments" 2 "$QOSIM" profiles frobnicate
+same "profiles: an unknown command is named" "$(head -1 "$TMP/err")" \
+    "qosim profiles: unknown command 'frobnicate' (show NAME, check FILE)"
+# A command without its argument says what it needs, and shows the usage.
+expect "profiles check without a FILE" 2 "$QOSIM" profiles check
+same "profiles check without a FILE says it needs one" "$(head -1 "$TMP/err")" \
+    "qosim profiles: check needs a FILE (a profile's path or a shipped name)"
+has "profiles check without a FILE shows the usage" "$TMP/err" '^usage: qosim profiles '
+claim "profiles check without a FILE prints nothing on stdout" [ ! -s "$TMP/out" ]
+expect "profiles show without a NAME" 2 "$QOSIM" profiles show
+same "profiles show without a NAME says it needs one, and which" "$(head -1 "$TMP/err")" \
+    "qosim profiles: show needs a NAME (shipped: amd-epyc, amd-lwp, intel-atom, intel-xeon, riscv-soc)"
+expect "profiles check with two FILEs" 2 "$QOSIM" profiles check a.yaml b.yaml
+same "profiles check with two FILEs names the extra" "$(head -1 "$TMP/err")" \
+    "qosim profiles: check takes one FILE; unexpected 'b.yaml'"
+expect "profiles show with two NAMEs" 2 "$QOSIM" profiles show intel-xeon amd-epyc
+same "profiles show with two NAMEs names the extra" "$(head -1 "$TMP/err")" \
+    "qosim profiles: show takes one NAME; unexpected 'amd-epyc'"
 expect "profiles --help" 0 "$QOSIM" profiles --help
 
 # ---- broken profiles -----------------------------------------------------------

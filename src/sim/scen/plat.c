@@ -34,6 +34,18 @@ const char *plat_builtin_text(const char *name)
     return b ? b->text : NULL;
 }
 
+const char *plat_builtin_list(char *buf, size_t cap)
+{
+    size_t n = 0;
+    if (cap)
+        buf[0] = '\0';
+    for (unsigned k = 0; plat_builtins[k].name && n < cap; k++) {
+        int w = snprintf(buf + n, cap - n, "%s%s", k ? ", " : "", plat_builtins[k].name);
+        n += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
+}
+
 static int load_topo(struct plat *p, struct conf *c, struct conf_node *root, struct err *e)
 {
     struct conf_node *t = conf_get(root, "topology");
@@ -669,12 +681,9 @@ int plat_load(struct plat *p, const char *what, struct err *e)
     } else {
         const struct plat_builtin *b = builtin_find(what);
         if (!b) {
-            char names[256] = "";
-            for (unsigned k = 0; plat_builtins[k].name; k++)
-                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
-                         plat_builtins[k].name);
+            char names[256];
             return err_set(e, -QOSIM_ENOENT, "no platform profile called '%s' (shipped: %s)", what,
-                           names);
+                           plat_builtin_list(names, sizeof names));
         }
         rc = conf_load_mem(&c, b->file, b->text, strlen(b->text), e);
     }

@@ -140,6 +140,8 @@ int plat_from_conf(struct plat *p, struct conf *c, struct err *e);
 /* Shipped profiles, for listing: name and YAML text; NULL past the end. */
 const char *plat_builtin_name(unsigned i);
 const char *plat_builtin_text(const char *name);
+/* "amd-epyc, amd-lwp, ...": the shipped names for messages, into buf. */
+const char *plat_builtin_list(char *buf, size_t cap);
 
 /* Where logical CPU cpu sits. */
 struct plat_place {
