@@ -45,6 +45,28 @@ same "profiles check: unknown name lists the shipped ones" "$(head -1 "$TMP/err"
     "qosim profiles: no platform profile called 'nosuch' (shipped: amd-epyc, amd-lwp, intel-atom, intel-xeon, riscv-soc)"
 expect "profiles check: missing file" 2 "$QOSIM" profiles check "$TMP/none.yaml"
 has "profiles check: missing file said" "$TMP/err" "$TMP/none.yaml: cannot open"
+# A name ending in .yml is a file too, as one ending in .yaml is: checked
+# by name from its directory, and named by a scenario beside it.
+mkdir -p "$TMP/yml"
+cp "$TMP/atom.yaml" "$TMP/yml/board.yml"
+(cd "$TMP/yml" && "$QOSIM" profiles check board.yml >"$TMP/out" 2>"$TMP/err")
+same "profiles check board.yml reads the file" "$(cat "$TMP/out" "$TMP/err")" \
+    "board.yml: intel-atom is a valid profile (24 CPUs)"
+printf 'platform: board.yml\nduration: 20us\ntasks:\n  - {name: a, cpu: 0, workload: {pattern: seq}}\n' \
+    >"$TMP/yml/s.yaml"
+expect "a scenario naming board.yml runs" 0 "$QOSIM" run "$TMP/yml/s.yaml" --quiet --json "$TMP/yml/s.json"
+has "the run is on the board's platform" "$TMP/yml/s.json" '"platform": "intel-atom"'
+# Neither shipped nor there: a name lists the shipped profiles, a file says
+# it is not there (relative to the scenario).
+printf 'platform: nosuch.yml\nduration: 20us\ntasks:\n  - {name: a, cpu: 0, workload: {pattern: seq}}\n' \
+    >"$TMP/yml/missing.yaml"
+expect "a missing .yml profile: exit 2" 2 "$QOSIM" run "$TMP/yml/missing.yaml"
+same "a missing .yml profile: the file is named, with why" "$(cat "$TMP/err")" \
+    "qosim run: $TMP/yml/missing.yaml:1: platform: $TMP/yml/nosuch.yml: cannot open: No such file or directory"
+expect "profiles check of a missing .yml: exit 2" 2 "$QOSIM" profiles check "nosuch.yml"
+same "profiles check of a missing .yml: a file, not a name" "$(cat "$TMP/err")" \
+    "qosim profiles: nosuch.yml: cannot open: No such file or directory"
+
 expect "profiles: bad arguments" 2 "$QOSIM" profiles frobnicate
 same "profiles: an unknown command is named" "$(head -1 "$TMP/err")" \
     "qosim profiles: unknown command 'frobnicate' (show NAME, check FILE)"

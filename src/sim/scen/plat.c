@@ -671,12 +671,26 @@ int plat_from_conf(struct plat *p, struct conf *c, struct err *e)
     return conf_check_unused(c, root, e);
 }
 
+int plat_is_path(const char *name)
+{
+    /* Both of YAML's suffixes: a file called board.yml is no shipped name. */
+    static const char *const ext[] = {".yaml", ".yml"};
+    size_t n = strlen(name);
+    if (strchr(name, '/'))
+        return 1;
+    for (unsigned i = 0; i < sizeof ext / sizeof *ext; i++) {
+        size_t k = strlen(ext[i]);
+        if (n > k && !strcmp(name + n - k, ext[i]))
+            return 1;
+    }
+    return 0;
+}
+
 int plat_load(struct plat *p, const char *what, struct err *e)
 {
     struct conf c;
-    size_t n = strlen(what);
     int rc;
-    if (strchr(what, '/') || (n > 5 && !strcmp(what + n - 5, ".yaml"))) {
+    if (plat_is_path(what)) {
         rc = conf_load_file(&c, what, e);
     } else {
         const struct plat_builtin *b = builtin_find(what);

@@ -131,9 +131,11 @@ struct plat {
     unsigned ncpus, ncores, nmodules, ndomains, nnodes;
 };
 
-/* The profile called name (a shipped one) or at a path (containing '/' or
- * ending in .yaml). */
+/* The profile called name (a shipped one) or at a path (plat_is_path). */
 int plat_load(struct plat *p, const char *name_or_path, struct err *e);
+/* Whether name is a file's path rather than a shipped profile's name: it
+ * contains '/' or ends in .yaml or .yml. */
+int plat_is_path(const char *name);
 /* From an already loaded document (for tests and fuzzing); checks unknown keys. */
 int plat_from_conf(struct plat *p, struct conf *c, struct err *e);
 

@@ -26,8 +26,7 @@ static int load_platform(struct scen *s, struct conf *c, const char *base, struc
     if (rc)
         return rc;
     char path[512];
-    size_t n = strlen(name);
-    if (strchr(name, '/') || (n > 5 && !strcmp(name + n - 5, ".yaml")))
+    if (plat_is_path(name)) /* a file, relative to the scenario's */
         rel_path(path, sizeof path, base, name);
     else
         snprintf(path, sizeof path, "%s", name);
