@@ -49,6 +49,19 @@ int cli_profiles(int argc, char **argv)
         printf("%s: %s is a valid profile (%u CPUs)\n", argv[2], p.name, p.ncpus);
         return 0;
     }
-    cli_error("profiles", "unexpected arguments\n%s", usage);
+    /* Say what is wrong: the command alone, an argument too many, or an
+     * unknown command; the usage follows. */
+    int show = !strcmp(argv[1], "show"), check = !strcmp(argv[1], "check");
+    const char *what = show ? "NAME" : "FILE";
+    char names[256];
+    if ((show || check) && argc == 2)
+        cli_error("profiles", "%s needs a %s (%s%s)", argv[1], what,
+                  show ? "shipped: " : "a profile's path or a shipped name",
+                  show ? plat_builtin_list(names, sizeof names) : "");
+    else if (show || check)
+        cli_error("profiles", "%s takes one %s; unexpected '%s'", argv[1], what, argv[3]);
+    else
+        cli_error("profiles", "unknown command '%s' (show NAME, check FILE)", argv[1]);
+    fputs(usage, stderr);
     return 2;
 }

@@ -47,19 +47,15 @@ static int is_riscv(const struct scen *s)
     return s->plat.vendor == PLAT_RISCV;
 }
 
-/* Intel takes only contiguous, non-zero masks unless CPUID.10H ECX[3] says
- * otherwise (SDM 17.19.4.2); AMD takes any mask, all-zero included; CBQRI
- * any mask with at least one block (spec 3.5: STATUS 5 otherwise). */
+/* The platform's vendor rule (plat_mask_ok), as the driver's writes will
+ * meet it in the registers: refused here with the line of the mask. */
 static int check_mask(const struct scen *s, struct conf *c, struct conf_node *n, enum plat_level l,
                       uint64_t v, struct err *e)
 {
-    const struct plat_alloc *a = &s->plat.cache[l].alloc;
-    if (is_riscv(s) && !v)
-        return conf_error(c, n, e, "0x0: a CBQRI capacity allocation needs at least one block");
-    if (s->plat.vendor == PLAT_INTEL && !a->sparse && (!v || ((v + (v & -v)) & v)))
-        return conf_error(c, n, e,
-                          "0x%llx: %s of %s takes only non-zero masks whose bits are contiguous",
-                          (unsigned long long)v, plat_level_name[l], s->plat.name);
+    const char *why;
+    if (!plat_mask_ok(&s->plat, l, v, &why))
+        return conf_error(c, n, e, "0x%llx: %s of %s %s", (unsigned long long)v, plat_level_name[l],
+                          s->plat.name, why);
     return 0;
 }
 
@@ -90,6 +86,8 @@ static int load_mask(const struct scen *s, struct conf *c, struct conf_node *map
     if (!is_riscv(s) && !s->qos.cdp[l])
         return conf_error(c, n, e, "code and data masks need CDP: add %s to qos.cdp", key);
     static const char *const types[2] = {[MACH_DATA] = "data", [MACH_CODE] = "code"};
+    if ((rc = conf_keys(c, n, e, "code", "data", NULL)))
+        return rc;
     for (int t = MACH_DATA; t <= MACH_CODE; t++) {
         struct conf_node *x = conf_get(n, types[t]);
         if (!x)
@@ -209,7 +207,10 @@ static int load_settings(struct scen *s, struct conf *c, struct conf_node *map,
         return conf_error(c, t, e, "%s has no confidential (C bit) configuration", s->plat.name);
     if (!tee)
         return conf_error(c, t, e, "confidential settings go in a group, not inside another");
-    if ((rc = conf_expect(c, t, CONF_MAP, e)))
+    /* tasks and confidential are refused in here, each with its reason. */
+    if ((rc = conf_expect(c, t, CONF_MAP, e)) ||
+        (rc = conf_keys(c, t, e, "L3", "L2", "mba", "limit", "reserve", "weight", "tasks",
+                        "confidential", NULL)))
         return rc;
     tee->grp = q->grp;
     tee->secure = 1;
@@ -245,6 +246,8 @@ static int load_groups(struct scen *s, struct conf *c, struct conf_node *list, s
         struct conf_node *m = &list->kids[g];
         const char *name = NULL;
         if ((rc = conf_expect(c, m, CONF_MAP, e)) ||
+            (rc = conf_keys(c, m, e, "name", "tasks", "L3", "L2", "mba", "limit", "reserve",
+                            "weight", "confidential", NULL)) ||
             (rc = conf_str(c, m, "name", CONF_REQ, &name, e)))
             return rc;
         if (strlen(name) >= sizeof q->grp[g] || !*name || !strcmp(name, "default"))
@@ -284,6 +287,8 @@ static int load(struct scen *s, struct conf *c, struct err *e)
         return 0;
     struct scen_qos *q = &s->qos;
     int rc = conf_expect(c, n, CONF_MAP, e);
+    if (!rc)
+        rc = conf_keys(c, n, e, "cdp", "monitor", "groups", NULL);
     if (rc)
         return rc;
     q->present = 1;
@@ -367,6 +372,8 @@ static int phase(struct scen *s, struct conf *c, struct conf_node *list, struct 
         struct conf_node *m = &list->kids[i];
         const char *name = NULL;
         if ((rc = conf_expect(c, m, CONF_MAP, e)) ||
+            (rc = conf_keys(c, m, e, "group", "tasks", "L3", "L2", "mba", "limit", "reserve",
+                            "weight", "confidential", NULL)) ||
             (rc = conf_str(c, m, "group", CONF_REQ, &name, e)))
             return rc;
         unsigned g = 0;

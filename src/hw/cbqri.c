@@ -234,9 +234,12 @@ static void apply(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w, uns
         bw_apply(q, c);
 }
 
-static unsigned cap_limit(struct cbqri_ctl *c, struct cbqri_win *w, unsigned rcid, unsigned at)
+static unsigned cap_limit(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w, unsigned rcid,
+                          unsigned at)
 {
-    if (!w->operand) /* "at least one capacity block must be allocated" (3.5) */
+    /* "at least one capacity block must be allocated" (3.5): plat_mask_ok
+     * holds the rule for every way a mask enters the machine. */
+    if (!plat_mask_ok(q->p, c->level, w->operand, NULL))
         return CBQRI_ST_ALLOC_BAD_LIMIT;
     *limit_of(c, w, rcid, at) = w->operand;
     return CBQRI_ST_SUCCESS;
@@ -307,7 +310,8 @@ static unsigned alloc_op(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win 
                          c->nat > 1 ? (int)at : MACH_ANY);
         return CBQRI_ST_SUCCESS;
     }
-    unsigned st = c->kind == CBQRI_CAPACITY ? cap_limit(c, w, rcid, at) : bw_limit(c, w, rcid, at);
+    unsigned st =
+        c->kind == CBQRI_CAPACITY ? cap_limit(q, c, w, rcid, at) : bw_limit(c, w, rcid, at);
     if (st == CBQRI_ST_SUCCESS)
         apply(q, c, w, rcid);
     return st;

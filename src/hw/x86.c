@@ -274,19 +274,12 @@ static enum hw_fault cfg_write(struct x86 *x, const struct x86_reg *r, unsigned 
     return HW_OK;
 }
 
-/* Mask banks: CBM of cbm_len bits; higher bits #GP. Intel: non-zero and
- * contiguous unless CPUID.10H ECX[3] says sparse masks are allowed; AMD:
- * any mask, all-zero included (56375: it prevents allocation). */
+/* Mask banks: a mask the vendor's rule refuses (plat_mask_ok: bits beyond
+ * cbm_len; on Intel an empty or, without CPUID.10H ECX[3], non-contiguous
+ * one) is #GP. */
 static int mask_ok(const struct x86 *x, enum plat_level l, uint64_t v)
 {
-    if (v & ~bits_mask(x->cbm_len[l]))
-        return 0;
-    if (x->amd || x->p->cache[l].alloc.sparse)
-        return 1;
-    if (!v)
-        return 0;
-    uint64_t low = v & -v; /* contiguous: adding the lowest set bit clears the whole run */
-    return ((v + low) & v) == 0;
+    return plat_mask_ok(x->p, l, v, NULL);
 }
 
 static unsigned mask_count(const struct x86 *x, const struct x86_reg *r)

@@ -482,10 +482,20 @@ int conf_load_file(struct conf *c, const char *path, struct err *e)
 
 /* ---- lookup ------------------------------------------------------------------- */
 
+static int declared(const char *const *keys, const char *key)
+{
+    for (; *keys; keys++)
+        if (!strcmp(*keys, key))
+            return 1;
+    return 0;
+}
+
 struct conf_node *conf_get(struct conf_node *map, const char *key)
 {
     if (!map || map->type != CONF_MAP || !key)
         return NULL;
+    if (map->keys && !map->undeclared && !declared(map->keys, key))
+        map->undeclared = key;
     for (unsigned i = 0; i < map->nkids; i++) {
         struct conf_node *k = &map->kids[i];
         if (k->key && !strcmp(k->key, key)) {
@@ -936,16 +946,103 @@ int conf_enum(const struct conf *c, struct conf_node *map, const char *key, int 
     return wrong_type(c, nd, want, e);
 }
 
-/* ---- unused keys ----------------------------------------------------------------------- */
+/* ---- unknown keys ----------------------------------------------------------------------- */
+
+#define KEY_MAX 64 /* longer keys get no suggestion */
+
+/* Edits (insert, delete, replace, swap two neighbours) from a to b: the
+ * optimal string alignment distance. */
+static unsigned edit_distance(const char *a, const char *b)
+{
+    size_t m = strlen(a), n = strlen(b);
+    unsigned d[KEY_MAX + 1][KEY_MAX + 1];
+    if (m > KEY_MAX || n > KEY_MAX)
+        return UINT_MAX;
+    for (size_t i = 0; i <= m; i++)
+        d[i][0] = (unsigned)i;
+    for (size_t j = 0; j <= n; j++)
+        d[0][j] = (unsigned)j;
+    for (size_t i = 1; i <= m; i++)
+        for (size_t j = 1; j <= n; j++) {
+            unsigned v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < v)
+                v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[m][n];
+}
+
+/* The declared key a misspelling most likely meant, or NULL: the nearest
+ * (first in declared order on a tie) within about a third of its length,
+ * at least one edit and always fewer edits than the key has characters, so
+ * that short or unrelated keys suggest nothing. */
+static const char *closest(const char *const *keys, const char *key)
+{
+    const char *best = NULL;
+    unsigned best_d = UINT_MAX;
+    size_t klen = strlen(key);
+    for (; keys && *keys; keys++) {
+        size_t len = strlen(*keys);
+        unsigned d = edit_distance(key, *keys), lim = (unsigned)(len + 1) / 3;
+        lim = lim < 1 ? 1 : lim > 3 ? 3 : lim;
+        if (d <= lim && d < klen && d < best_d) {
+            best = *keys;
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+static int unknown_key(const struct conf *c, const struct conf_node *k, struct err *e)
+{
+    const char *const *keys = k->parent ? k->parent->keys : NULL;
+    const char *hint = k->key && keys && !declared(keys, k->key) ? closest(keys, k->key) : NULL;
+    if (hint)
+        return conf_error(c, k, e, "unknown key (did you mean '%s'?)", hint);
+    return conf_error(c, k, e, "unknown key");
+}
+
+int conf_keys(struct conf *c, struct conf_node *map, struct err *e, ...)
+{
+    if (!map || map->type != CONF_MAP)
+        return 0;
+    va_list ap;
+    size_t n = 0;
+    va_start(ap, e);
+    while (va_arg(ap, const char *))
+        n++;
+    va_end(ap);
+    const char **keys = arena_alloc(c, (n + 1) * sizeof *keys);
+    if (!keys)
+        return err_set(e, -QOSIM_ENOMEM, "%s: out of memory", conf_name(c));
+    va_start(ap, e);
+    for (size_t i = 0; i < n; i++)
+        keys[i] = va_arg(ap, const char *);
+    keys[n] = NULL;
+    va_end(ap);
+    map->keys = keys;
+    for (unsigned i = 0; i < map->nkids; i++)
+        if (!map->kids[i].key || !declared(keys, map->kids[i].key))
+            return unknown_key(c, &map->kids[i], e);
+    return 0;
+}
 
 int conf_check_unused(const struct conf *c, const struct conf_node *n, struct err *e)
 {
     if (!n)
         return 0;
+    if (n->undeclared) /* the declaration and the reader disagree: qosim's mistake */
+        return conf_error(c, n, e, "qosim reads key '%s' here but did not declare it (a bug)",
+                          n->undeclared);
     for (unsigned i = 0; i < n->nkids; i++) {
         const struct conf_node *k = &n->kids[i];
         if (n->type == CONF_MAP && !k->used)
-            return conf_error(c, k, e, "unknown key");
+            return unknown_key(c, k, e);
         if (k->type != CONF_SCALAR) {
             int r = conf_check_unused(c, k, e);
             if (r)

@@ -27,6 +27,8 @@ struct conf_node {
     struct conf_node *parent; /* NULL at the root */
     struct conf_node *kids;   /* map entries (in file order) or sequence items */
     unsigned nkids;
+    const char *const *keys; /* a map's declared keys, NULL-terminated (conf_keys); or NULL */
+    const char *undeclared;  /* the first key a getter asked a declared map for that it lacks */
 };
 
 struct conf {
@@ -100,9 +102,20 @@ int conf_parse_size(const char *s, uint64_t *out);
 int conf_node_u64(const struct conf *c, struct conf_node *n, uint64_t min, uint64_t max,
                   uint64_t *out, struct err *e);
 
+/* Declares every key map may hold (a NULL-terminated list of strings that
+ * outlive c) and reports the first other one, in file order, as
+ * "FILE:LINE: PATH: unknown key (did you mean 'k'?)", suggesting the
+ * declared key closest to it when one is close. Call it before reading the
+ * map, so that a misspelt key is named rather than the required key it
+ * was meant to be. A map's reader that asks later for a key it did not
+ * declare is a bug conf_check_unused reports. Returns 0 for a node that is
+ * not a map (its reader reports the type). */
+int conf_keys(struct conf *c, struct conf_node *map, struct err *e, ...) __attribute__((sentinel));
+
 /* Reports the first key, in file order anywhere under n, that no getter read:
- * "FILE:LINE: PATH: unknown key". Sequence items count as read when their
- * sequence was. Returns 0 if there is none. */
+ * "FILE:LINE: PATH: unknown key" (with a suggestion as conf_keys makes when
+ * the map declared its keys and this one is not among them). Sequence items
+ * count as read when their sequence was. Returns 0 if there is none. */
 int conf_check_unused(const struct conf *c, const struct conf_node *n, struct err *e);
 
 #endif

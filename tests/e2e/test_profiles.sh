@@ -47,7 +47,46 @@ same "profiles check: unknown name lists the shipped ones" "$(head -1 "$TMP/err"
     "qosim profiles: no platform profile called 'nosuch' (shipped: amd-epyc, amd-lwp, intel-atom, intel-xeon, riscv-edge, riscv-soc)"
 expect "profiles check: missing file" 2 "$QOSIM" profiles check "$TMP/none.yaml"
 has "profiles check: missing file said" "$TMP/err" "$TMP/none.yaml: cannot open"
+# A name ending in .yml is a file too, as one ending in .yaml is: checked
+# by name from its directory, and named by a scenario beside it.
+mkdir -p "$TMP/yml"
+cp "$TMP/atom.yaml" "$TMP/yml/board.yml"
+(cd "$TMP/yml" && "$QOSIM" profiles check board.yml >"$TMP/out" 2>"$TMP/err")
+same "profiles check board.yml reads the file" "$(cat "$TMP/out" "$TMP/err")" \
+    "board.yml: intel-atom is a valid profile (24 CPUs)"
+printf 'platform: board.yml\nduration: 20us\ntasks:\n  - {name: a, cpu: 0, workload: {pattern: seq}}\n' \
+    >"$TMP/yml/s.yaml"
+expect "a scenario naming board.yml runs" 0 "$QOSIM" run "$TMP/yml/s.yaml" --quiet --json "$TMP/yml/s.json"
+has "the run is on the board's platform" "$TMP/yml/s.json" '"platform": "intel-atom"'
+# Neither shipped nor there: a name lists the shipped profiles, a file says
+# it is not there (relative to the scenario).
+printf 'platform: nosuch.yml\nduration: 20us\ntasks:\n  - {name: a, cpu: 0, workload: {pattern: seq}}\n' \
+    >"$TMP/yml/missing.yaml"
+expect "a missing .yml profile: exit 2" 2 "$QOSIM" run "$TMP/yml/missing.yaml"
+same "a missing .yml profile: the file is named, with why" "$(cat "$TMP/err")" \
+    "qosim run: $TMP/yml/missing.yaml:1: platform: $TMP/yml/nosuch.yml: cannot open: No such file or directory"
+expect "profiles check of a missing .yml: exit 2" 2 "$QOSIM" profiles check "nosuch.yml"
+same "profiles check of a missing .yml: a file, not a name" "$(cat "$TMP/err")" \
+    "qosim profiles: nosuch.yml: cannot open: No such file or directory"
+
 expect "profiles: bad arguments" 2 "$QOSIM" profiles frobnicate
+same "profiles: an unknown command is named" "$(head -1 "$TMP/err")" \
+    "qosim profiles: unknown command 'frobnicate' (show NAME, check FILE)"
+# A command without its argument says what it needs, and shows the usage.
+expect "profiles check without a FILE" 2 "$QOSIM" profiles check
+same "profiles check without a FILE says it needs one" "$(head -1 "$TMP/err")" \
+    "qosim profiles: check needs a FILE (a profile's path or a shipped name)"
+has "profiles check without a FILE shows the usage" "$TMP/err" '^usage: qosim profiles '
+claim "profiles check without a FILE prints nothing on stdout" [ ! -s "$TMP/out" ]
+expect "profiles show without a NAME" 2 "$QOSIM" profiles show
+same "profiles show without a NAME says it needs one, and which" "$(head -1 "$TMP/err")" \
+    "qosim profiles: show needs a NAME (shipped: amd-epyc, amd-lwp, intel-atom, intel-xeon, riscv-soc)"
+expect "profiles check with two FILEs" 2 "$QOSIM" profiles check a.yaml b.yaml
+same "profiles check with two FILEs names the extra" "$(head -1 "$TMP/err")" \
+    "qosim profiles: check takes one FILE; unexpected 'b.yaml'"
+expect "profiles show with two NAMEs" 2 "$QOSIM" profiles show intel-xeon amd-epyc
+same "profiles show with two NAMEs names the extra" "$(head -1 "$TMP/err")" \
+    "qosim profiles: show takes one NAME; unexpected 'amd-epyc'"
 expect "profiles --help" 0 "$QOSIM" profiles --help
 
 # ---- broken profiles -----------------------------------------------------------
@@ -113,7 +152,21 @@ broken() {
 }
 
 broken unknown-key base '7s/threads/thread/' \
-    "7: topology.thread: unknown key"
+    "7: topology.thread: unknown key (did you mean 'threads'?)"
+# A misspelt required key or section is named itself, not as the one missing.
+broken misspelt-required-key base '10s/cpi/cip/' \
+    "10: core.cip: unknown key (did you mean 'cpi'?)"
+broken misspelt-section base '8s/core/cores/' \
+    "8: cores: unknown key (did you mean 'core'?)"
+broken misspelt-deep base '25s/classes/clases/' \
+    "25: caches.L3.allocation.clases: unknown key (did you mean 'classes'?)"
+broken misspelt-kind base '32s/kind/knid/' \
+    "32: qos.bandwidth.knid: unknown key (did you mean 'kind'?)"
+broken misspelt-list-item cbqri '36s/rcids/rcid/' \
+    "36: qos.cbqri.capacity[1].rcid: unknown key (did you mean 'rcids'?)"
+# Another kind's key is unknown, but is no misspelling.
+broken other-kind base '32s/granularity: 10/granularity: 10, blocks: 4/' \
+    "32: qos.bandwidth.blocks: unknown key"
 broken unknown-section base '$a\
 extras: {turbo: true}' \
     "33: extras: unknown key"

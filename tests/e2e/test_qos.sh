@@ -133,10 +133,14 @@ bad "a task in two groups" "task 't' is already in group 'a'" \
 bad "the default group's name" "'default' is class 0's" 'qos: {groups: [{name: default}]}'
 bad "more groups than classes" 'qos.groups: 8 groups and the default group need 9 classes; intel-xeon offers 8' \
     'qos: {groups: [{name: a}, {name: b}, {name: c}, {name: d}, {name: e}, {name: f}, {name: g}, {name: h}]}'
-bad "an unknown qos key" 'qos.colour: unknown key' 'qos: {colour: red}'
+bad "an unknown qos key" 'qos.colour: unknown key$' 'qos: {colour: red}'
+bad "a misspelt group name key" "qos.groups\\[0\\].nmae: unknown key \\(did you mean 'name'\\?\\)$" \
+    'qos: {groups: [{nmae: a}]}'
+bad "a misspelt key of a mask" "qos.groups\\[0\\].L3.dat: unknown key \\(did you mean 'data'\\?\\)$" \
+    'qos: {cdp: [L3], groups: [{name: a, L3: {code: 1, dat: 2}}]}'
 bad "monitoring where there is none" 'monitoring by task needs 2 RMIDs; intel-atom has 0' \
     'qos: {monitor: task}' intel-atom
-bad "CBQRI: an empty block mask" 'qos.groups\[0\].L3: 0x0: a CBQRI capacity allocation needs at least one block' \
+bad "CBQRI: an empty block mask" 'qos.groups\[0\].L3: 0x0: L3 of riscv-soc takes only non-zero masks \(a CBQRI capacity allocation needs at least one block\)' \
     'qos: {groups: [{name: a, L3: 0}]}' riscv-soc
 bad "CBQRI: a mask past NCBLKS" 'qos.groups\[0\].L2: .*out of range' 'qos: {groups: [{name: a, L2: 0x100}]}' riscv-soc
 bad "CBQRI: per-AT masks without per-AT limits" 'L3 capacity controllers of riscv-soc have one allocation for code and data' \

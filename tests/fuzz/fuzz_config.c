@@ -25,6 +25,15 @@ static void check_refusal(int rc, const struct err *e)
                  "message does not say where: %s", e->msg);
 }
 
+/* Every key a reader asked a map for, whatever came of the load, is one the
+ * map declared (conf_keys): a reader and its declaration agree. */
+static void check_declared(const struct conf_node *n)
+{
+    FZ_CHECK(!n->undeclared, "key '%s' read but not declared", n->undeclared);
+    for (unsigned i = 0; i < n->nkids; i++)
+        check_declared(&n->kids[i]);
+}
+
 /* An accepted qos section is something the driver can carry out. */
 static void check_set(const struct scen *s, const struct scen_qos_set *q)
 {
@@ -32,7 +41,8 @@ static void check_set(const struct scen *s, const struct scen_qos_set *q)
         for (int t = 0; t < 2; t++)
             if (q->has_mask[l] >> t & 1)
                 FZ_CHECK(s->plat.cache[l].alloc.classes &&
-                             q->mask[l][t] >> s->plat.cache[l].alloc.cbm_len == 0,
+                             q->mask[l][t] >> s->plat.cache[l].alloc.cbm_len == 0 &&
+                             plat_mask_ok(&s->plat, (enum plat_level)l, q->mask[l][t], NULL),
                          "level %d mask 0x%llx", l, (unsigned long long)q->mask[l][t]);
     FZ_CHECK(!q->has_mba ||
                  (s->plat.bw.kind == BW_DELAY && q->mba <= 100 && 100 - q->mba <= s->plat.bw.max),
@@ -115,6 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     free(p);
+    check_declared(c.root);
     conf_free(&c);
 
     if (memchr(data, '/', size))
@@ -136,9 +147,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FZ_CHECK(s->phase[i].at > s->phase[i - 1].at && s->phase[i].at < s->duration,
                      "phase %u", i);
         check_qos(s);
+        /* Direct masks follow the vendor's rules as the qos section's do. */
+        for (unsigned i = 0; i < s->nphase; i++)
+            for (unsigned k = 0; k < s->phase[i].nset; k++) {
+                const struct scen_set *x = &s->phase[i].set[k];
+                FZ_CHECK(x->kind != SCEN_MASK || plat_mask_ok(&s->plat, x->level, x->cbm, NULL),
+                         "phase %u mask 0x%llx", i, (unsigned long long)x->cbm);
+            }
         scen_free(s);
     }
     free(s);
+    check_declared(c.root);
     conf_free(&c);
     return 0;
 }

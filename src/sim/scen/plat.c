@@ -34,16 +34,30 @@ const char *plat_builtin_text(const char *name)
     return b ? b->text : NULL;
 }
 
+const char *plat_builtin_list(char *buf, size_t cap)
+{
+    size_t n = 0;
+    if (cap)
+        buf[0] = '\0';
+    for (unsigned k = 0; plat_builtins[k].name && n < cap; k++) {
+        int w = snprintf(buf + n, cap - n, "%s%s", k ? ", " : "", plat_builtins[k].name);
+        n += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
+}
+
 static int load_topo(struct plat *p, struct conf *c, struct conf_node *root, struct err *e)
 {
     struct conf_node *t = conf_get(root, "topology");
     if (!t)
         return conf_error(c, root, e, "topology: missing section");
-    int rc = conf_expect(c, t, CONF_MAP, e);
-    struct plat_topo *o = &p->topo;
-    uint64_t v[6];
     static const char *const keys[6] = {"sockets", "nodes", "domains",
                                         "modules", "cores", "threads"};
+    int rc = conf_expect(c, t, CONF_MAP, e);
+    if (!rc)
+        rc = conf_keys(c, t, e, keys[0], keys[1], keys[2], keys[3], keys[4], keys[5], NULL);
+    struct plat_topo *o = &p->topo;
+    uint64_t v[6];
     for (int i = 0; i < 6 && !rc; i++) {
         v[i] = 1;
         rc = conf_u64(c, t, keys[i], i == 0 ? CONF_REQ : CONF_OPT, 1, 64, &v[i], e);
@@ -75,6 +89,8 @@ static int load_core(struct plat *p, struct conf *c, struct conf_node *root, str
     o->link = 64;
     int rc = conf_expect(c, n, CONF_MAP, e);
     if (!rc)
+        rc = conf_keys(c, n, e, "frequency", "cpi", "mlp", "link", NULL);
+    if (!rc)
         rc = conf_freq(c, n, "frequency", CONF_REQ, 1e6, 100e9, &o->freq, e);
     if (!rc)
         rc = conf_f64(c, n, "cpi", CONF_REQ, 0.05, 100, &o->cpi, e);
@@ -93,6 +109,8 @@ static int load_alloc(struct plat_cache *pc, struct conf *c, struct conf_node *n
     int rc = conf_expect(c, a, CONF_MAP, e);
     uint64_t classes = 0, len = pc->geom.assoc, share = 0;
     int cdp = 0, sparse = 0;
+    if (!rc)
+        rc = conf_keys(c, a, e, "classes", "cbm_len", "cdp", "shareable", "sparse", NULL);
     if (!rc)
         rc = conf_u64(c, a, "classes", CONF_REQ, 1, PLAT_MAX_CLASSES, &classes, e);
     if (!rc)
@@ -133,6 +151,9 @@ static int load_cache(struct plat *p, struct conf *c, struct conf_node *caches, 
     uint64_t size = 0, ways = 0, line = 64, lat = 0;
     unsigned scope = l == PLAT_L3 ? PLAT_SCOPE_DOMAIN : PLAT_SCOPE_CORE, incl = HIER_NINE;
     const char *policy = "lru";
+    if (!rc)
+        rc = conf_keys(c, n, e, "size", "ways", "line", "latency", "shared_by", "inclusion",
+                       "policy", "monitored", "allocation", NULL);
     if (!rc)
         rc = conf_size(c, n, "size", CONF_REQ, 1, UINT64_MAX, &size, e);
     if (!rc)
@@ -184,6 +205,8 @@ static int load_caches(struct plat *p, struct conf *c, struct conf_node *root, s
     if (!n)
         return conf_error(c, root, e, "caches: missing section");
     int rc = conf_expect(c, n, CONF_MAP, e);
+    if (!rc)
+        rc = conf_keys(c, n, e, "L1I", "L1D", "L2", "L3", NULL);
     for (int l = 0; l < PLAT_NLEVEL && !rc; l++)
         rc = load_cache(p, c, n, (enum plat_level)l, e);
     if (rc)
@@ -217,6 +240,8 @@ static int load_mem(struct plat *p, struct conf *c, struct conf_node *root, stru
     o->remote = 0;
     int rc = conf_expect(c, n, CONF_MAP, e);
     if (!rc)
+        rc = conf_keys(c, n, e, "channels", "peak", "latency", "remote_penalty", NULL);
+    if (!rc)
         rc = conf_u64(c, n, "channels", CONF_REQ, 1, 64, &ch, e);
     if (!rc)
         rc = conf_rate(c, n, "peak", CONF_REQ, 1e6, 1e13, &o->peak, e);
@@ -237,6 +262,9 @@ static int load_mon(struct plat *p, struct conf *c, struct conf_node *qos, struc
         return 0;
     uint64_t tags = 0, width = o->width, scale = o->scale, tracked = 0;
     int rc = conf_expect(c, n, CONF_MAP, e);
+    if (!rc)
+        rc = conf_keys(c, n, e, "ids", "occupancy", "total", "local", "width", "scale", "sample",
+                       "tracked", NULL);
     if (!rc)
         rc = conf_u64(c, n, "ids", CONF_REQ, 1, PLAT_MAX_TAGS, &tags, e);
     if (!rc)
@@ -290,6 +318,11 @@ static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct
     unsigned kind = 0;
     uint64_t classes = 1, max = 0, gran = 1, nblks = 0, mrbwb = 0;
     int rc = conf_expect(c, n, CONF_MAP, e);
+    /* Every kind's keys: one of another kind is refused when the kind is
+     * known (conf_check_unused), a misspelt one at once. */
+    if (!rc)
+        rc = conf_keys(c, n, e, "kind", "classes", "max", "granularity", "linear", "window",
+                       "blocks", "mrbwb", NULL);
     if (!rc)
         rc = conf_enum(c, n, "kind", CONF_REQ, bw_kind_name + 1, BW_NKIND - 1, &kind, e);
     if (!rc)
@@ -343,6 +376,10 @@ static int load_cbqri_list(struct plat *p, struct conf *c, struct conf_node *cb,
         uint64_t base = 0, rcids = 0, mcids = 0, blocks = 0, mrbwb = 0;
         unsigned at = 0;
         rc = conf_expect(c, m, CONF_MAP, e);
+        /* Both kinds' keys; frcid on bandwidth, mrbwb on capacity stay unread. */
+        if (!rc)
+            rc = conf_keys(c, m, e, "at", "base", "rcids", "mcids", "blocks", "mrbwb", "frcid",
+                           NULL);
         if (!rc)
             rc = conf_enum(c, m, "at", CONF_REQ, ctl_level_names, 3, &at, e);
         if (!rc)
@@ -390,6 +427,9 @@ static int load_lwp(struct plat *p, struct conf *c, struct conf_node *qos, struc
     struct plat_lwp *o = &p->lwp;
     uint64_t ev = 3, lat = 10, minbuf = 1;
     int rc = conf_expect(c, n, CONF_MAP, e);
+    if (!rc)
+        rc = conf_keys(c, n, e, "max_events", "latency_bits", "min_buffer", "data_address",
+                       "cache_level", "cache_latency", "branch_prediction", "ip_filter", NULL);
     /* The LWPCB, 40 + 8 bytes per event, has its size in an 8-bit CPUID field. */
     if (!rc)
         rc = conf_u64(c, n, "max_events", CONF_OPT, 1, 26, &ev, e);
@@ -419,12 +459,16 @@ static int load_qos(struct plat *p, struct conf *c, struct conf_node *root, stru
     struct conf_node *q = conf_get(root, "qos");
     int rc = q ? conf_expect(c, q, CONF_MAP, e) : 0;
     if (!rc)
+        rc = conf_keys(c, q, e, "monitoring", "bandwidth", "cbqri", "lwp", NULL);
+    if (!rc)
         rc = load_mon(p, c, q, e);
     if (!rc)
         rc = load_bw(p, c, q, e);
     struct conf_node *cb = q ? conf_get(q, "cbqri") : NULL;
     if (!rc && cb)
         rc = conf_expect(c, cb, CONF_MAP, e);
+    if (!rc && cb)
+        rc = conf_keys(c, cb, e, "capacity", "bandwidth", "busy_cycles", "access_cycles", NULL);
     if (!rc && cb)
         rc = load_cbqri_list(p, c, cb, "capacity", 0, e);
     if (!rc && cb)
@@ -602,6 +646,11 @@ int plat_from_conf(struct plat *p, struct conf *c, struct err *e)
     int rc = conf_expect(c, root, CONF_MAP, e);
     const char *name = NULL;
     unsigned vendor = 0;
+    /* Every map declares its keys before it is read, so that a misspelt key
+     * is reported as itself, not as the required key it was meant to be. */
+    if (!rc)
+        rc = conf_keys(c, root, e, "name", "vendor", "topology", "core", "caches", "memory", "qos",
+                       NULL);
     if (!rc)
         rc = conf_str(c, root, "name", CONF_REQ, &name, e);
     if (!rc)
@@ -622,22 +671,33 @@ int plat_from_conf(struct plat *p, struct conf *c, struct err *e)
     return conf_check_unused(c, root, e);
 }
 
+int plat_is_path(const char *name)
+{
+    /* Both of YAML's suffixes: a file called board.yml is no shipped name. */
+    static const char *const ext[] = {".yaml", ".yml"};
+    size_t n = strlen(name);
+    if (strchr(name, '/'))
+        return 1;
+    for (unsigned i = 0; i < sizeof ext / sizeof *ext; i++) {
+        size_t k = strlen(ext[i]);
+        if (n > k && !strcmp(name + n - k, ext[i]))
+            return 1;
+    }
+    return 0;
+}
+
 int plat_load(struct plat *p, const char *what, struct err *e)
 {
     struct conf c;
-    size_t n = strlen(what);
     int rc;
-    if (strchr(what, '/') || (n > 5 && !strcmp(what + n - 5, ".yaml"))) {
+    if (plat_is_path(what)) {
         rc = conf_load_file(&c, what, e);
     } else {
         const struct plat_builtin *b = builtin_find(what);
         if (!b) {
-            char names[256] = "";
-            for (unsigned k = 0; plat_builtins[k].name; k++)
-                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
-                         plat_builtins[k].name);
+            char names[256];
             return err_set(e, -QOSIM_ENOENT, "no platform profile called '%s' (shipped: %s)", what,
-                           names);
+                           plat_builtin_list(names, sizeof names));
         }
         rc = conf_load_mem(&c, b->file, b->text, strlen(b->text), e);
     }
@@ -677,4 +737,26 @@ unsigned plat_cache_count(const struct plat *p, enum plat_level l)
     return p->cache[l].scope == PLAT_SCOPE_CORE     ? p->ncores
            : p->cache[l].scope == PLAT_SCOPE_MODULE ? p->nmodules
                                                     : p->ndomains;
+}
+
+/* The vendors' rules for a capacity bitmask, checked wherever a mask enters
+ * the machine (a scenario's phases, its qos section, the x86 MSRs) so that
+ * none of them holds a mask the hardware would refuse. Bits beyond cbm_len
+ * are reserved everywhere. Intel: non-zero and contiguous unless CPUID.10H
+ * ECX[3] says non-contiguous masks are allowed (SDM 17.19.4.2; the profile's
+ * sparse); AMD: any mask, all-zero included, which stops the class from
+ * allocating (56375); CBQRI: at least one capacity block (3.5: STATUS 5). */
+int plat_mask_ok(const struct plat *p, enum plat_level l, uint64_t v, const char **why)
+{
+    const struct plat_alloc *a = &p->cache[l].alloc;
+    const char *no = NULL;
+    if (v & ~bits_mask(a->cbm_len))
+        no = "takes only masks within its cbm_len bits";
+    else if (p->vendor == PLAT_INTEL && !a->sparse && (!v || ((v + (v & -v)) & v)))
+        no = "takes only non-zero masks whose bits are contiguous";
+    else if (p->vendor == PLAT_RISCV && !v)
+        no = "takes only non-zero masks (a CBQRI capacity allocation needs at least one block)";
+    if (why)
+        *why = no;
+    return !no;
 }

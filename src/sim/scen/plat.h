@@ -131,15 +131,19 @@ struct plat {
     unsigned ncpus, ncores, nmodules, ndomains, nnodes;
 };
 
-/* The profile called name (a shipped one) or at a path (containing '/' or
- * ending in .yaml). */
+/* The profile called name (a shipped one) or at a path (plat_is_path). */
 int plat_load(struct plat *p, const char *name_or_path, struct err *e);
+/* Whether name is a file's path rather than a shipped profile's name: it
+ * contains '/' or ends in .yaml or .yml. */
+int plat_is_path(const char *name);
 /* From an already loaded document (for tests and fuzzing); checks unknown keys. */
 int plat_from_conf(struct plat *p, struct conf *c, struct err *e);
 
 /* Shipped profiles, for listing: name and YAML text; NULL past the end. */
 const char *plat_builtin_name(unsigned i);
 const char *plat_builtin_text(const char *name);
+/* "amd-epyc, amd-lwp, ...": the shipped names for messages, into buf. */
+const char *plat_builtin_list(char *buf, size_t cap);
 
 /* Where logical CPU cpu sits. */
 struct plat_place {
@@ -150,5 +154,9 @@ void plat_place(const struct plat *p, unsigned cpu, struct plat_place *out);
 unsigned plat_cache_inst(const struct plat *p, enum plat_level l, unsigned cpu);
 /* Instances of a cache level. */
 unsigned plat_cache_count(const struct plat *p, enum plat_level l);
+/* Whether p's hardware takes v as a capacity bitmask of level l (which has
+ * allocation control); if not, *why (unless why is NULL) says what the level
+ * takes, worded to follow "0xMASK: L3 of NAME ". */
+int plat_mask_ok(const struct plat *p, enum plat_level l, uint64_t v, const char **why);
 
 #endif

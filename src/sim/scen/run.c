@@ -25,9 +25,8 @@ int run_init(struct run *r, struct scen *s, struct err *e)
     r->mon_last = calloc(s->ntask, sizeof *r->mon_last);
     r->mon_mark = calloc(s->ntask, sizeof *r->mon_mark);
     r->mon_now = calloc(s->ntask, sizeof *r->mon_now);
-    r->mon_occ_sum = calloc(s->ntask, sizeof *r->mon_occ_sum);
     if (!r->task || !r->wl || !r->last || !r->mark || !r->occ_sum || !r->phase_row ||
-        !r->mon_last || !r->mon_mark || !r->mon_now || !r->mon_occ_sum) {
+        !r->mon_last || !r->mon_mark || !r->mon_now) {
         run_free(r);
         return err_set(e, -QOSIM_ENOMEM, "out of memory");
     }
@@ -75,7 +74,6 @@ void run_free(struct run *r)
     free(r->mon_last);
     free(r->mon_mark);
     free(r->mon_now);
-    free(r->mon_occ_sum);
     memset(r, 0, sizeof *r);
 }
 
@@ -167,10 +165,16 @@ static int phase_end(struct run *r, double t, struct err *e)
         row_delta(row, &r->mark[i], &r->m.ts[i], r->mark_t, t);
         row->phase = r->cur_phase;
         row->task = i;
-        row->llc_bytes = r->occ_n ? (uint64_t)(r->occ_sum[i] / r->occ_n) : 0;
+        /* Occupancy is a level, not a count: a phase's is the mean of its
+         * settled interval rows', the same for every occupancy a row has. */
+        const struct run_occ_sum *o = &r->occ_sum[i];
+        double n = r->occ_n ? r->occ_n : 1;
+        row->llc_bytes = (uint64_t)(o->llc / n);
+        row->tag_bytes = (uint64_t)(o->tag / n);
+        row->est_bytes = (uint64_t)(o->est / n);
         if (r->hooks.mon) {
             row_mon(row, &r->mon_mark[i], &r->mon_now[i]);
-            row->mon_occ_bytes = r->occ_n ? (uint64_t)(r->mon_occ_sum[i] / r->occ_n) : 0;
+            row->mon_occ_bytes = (uint64_t)(o->mon / n);
         }
     }
     return rc;
@@ -181,7 +185,6 @@ static int mark(struct run *r, double t, struct err *e)
     memcpy(r->mark, r->m.ts, r->s->ntask * sizeof *r->mark);
     r->mark_t = t;
     memset(r->occ_sum, 0, r->s->ntask * sizeof *r->occ_sum);
-    memset(r->mon_occ_sum, 0, r->s->ntask * sizeof *r->mon_occ_sum);
     r->occ_n = 0;
     return mon_read(r, r->mon_mark, e);
 }
@@ -252,13 +255,15 @@ int run_all(struct run *r, run_row_fn row_fn, run_progress_fn progress, void *ct
                 row.tag_bytes = mach_occupancy(&r->m, r->m.llc, inst, r->task[i].tag) * r->m.line;
                 row.est_bytes =
                     mach_occupancy_est(&r->m, r->m.llc, inst, r->task[i].tag) * r->m.line;
-                if (r->hooks.mon) {
+                if (r->hooks.mon)
                     row_mon(&row, &r->mon_last[i], &r->mon_now[i]);
-                    if (t_settle < 0)
-                        r->mon_occ_sum[i] += (double)row.mon_occ_bytes;
+                if (t_settle < 0) {
+                    struct run_occ_sum *o = &r->occ_sum[i];
+                    o->llc += (double)row.llc_bytes;
+                    o->tag += (double)row.tag_bytes;
+                    o->est += (double)row.est_bytes;
+                    o->mon += (double)row.mon_occ_bytes;
                 }
-                if (t_settle < 0)
-                    r->occ_sum[i] += (double)row.llc_bytes;
                 if (row_fn)
                     row_fn(ctx, &row);
             }

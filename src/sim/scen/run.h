@@ -13,9 +13,10 @@ struct run_row {
     uint64_t instr, cycles;
     double ipc;
     uint64_t ref[PLAT_NLEVEL], miss[PLAT_NLEVEL];
-    uint64_t llc_bytes;          /* the task's lines in every LLC at t1 (phase rows: mean over its
-                                    intervals): ground truth */
-    uint64_t tag_bytes;          /* lines its monitoring tag holds in its LLC at t1: what an exact
+    /* Occupancy in bytes at t1; phase rows: the mean of the values at the
+     * ends of the phase's intervals after its settling time, truncated. */
+    uint64_t llc_bytes;          /* the task's lines in every LLC: ground truth */
+    uint64_t tag_bytes;          /* lines its monitoring tag holds in its LLC: what an exact
                                     occupancy monitor reports */
     uint64_t est_bytes;          /* the set-sampling estimate of the same */
     uint64_t rd_bytes, wr_bytes; /* memory traffic */
@@ -50,6 +51,11 @@ struct run_hooks {
     double poll; /* seconds between mon reads of every task at least; 0: at intervals only */
 };
 
+/* Running sums of every occupancy a phase row reports as a mean. */
+struct run_occ_sum {
+    double llc, tag, est, mon;
+};
+
 struct run {
     struct scen *s;
     struct mach m;
@@ -59,13 +65,12 @@ struct run {
     uint64_t now;
     struct mach_tstat *last, *mark; /* snapshots: last interval end; phase statistics start */
     double mark_t;
-    double *occ_sum;
+    struct run_occ_sum *occ_sum; /* per task, over the phase's intervals after the mark */
     unsigned occ_n;
     struct run_row *phase_row; /* [nphase * ntask], filled as phases end */
     unsigned cur_phase;
     struct run_hooks hooks;
     struct run_mon_val *mon_last, *mon_mark, *mon_now; /* with hooks.mon: as last and mark */
-    double *mon_occ_sum;
 };
 
 int run_init(struct run *r, struct scen *s, struct err *e);

@@ -26,8 +26,7 @@ static int load_platform(struct scen *s, struct conf *c, const char *base, struc
     if (rc)
         return rc;
     char path[512];
-    size_t n = strlen(name);
-    if (strchr(name, '/') || (n > 5 && !strcmp(name + n - 5, ".yaml")))
+    if (plat_is_path(name)) /* a file, relative to the scenario's */
         rel_path(path, sizeof path, base, name);
     else
         snprintf(path, sizeof path, "%s", name);
@@ -50,7 +49,12 @@ static unsigned max_classes(const struct plat *p)
 static int load_workload(struct scen_task *t, struct conf *c, struct conf_node *w, const char *base,
                          struct err *e)
 {
+    /* Both kinds' keys: synthetic ones beside a trace stay unread (unknown). */
     int rc = conf_expect(c, w, CONF_MAP, e);
+    if (!rc)
+        rc = conf_keys(c, w, e, "trace", "format", "loop", "pattern", "wss", "access", "stride",
+                       "zipf_alpha", "mem_ratio", "write_ratio", "code", "branch_ratio",
+                       "taken_ratio", NULL);
     if (rc)
         return rc;
     const char *path = NULL;
@@ -145,7 +149,9 @@ static int load_tee(const struct scen *s, struct conf *c, struct conf_node *m, s
         return rc;
     }
     uint64_t base = 0, size = 0;
-    int rc = conf_u64(c, n, "base", CONF_REQ, 0, space - 1, &base, e);
+    int rc = conf_keys(c, n, e, "base", "size", NULL);
+    if (!rc)
+        rc = conf_u64(c, n, "base", CONF_REQ, 0, space - 1, &base, e);
     if (!rc)
         rc = conf_size(c, n, "size", CONF_REQ, 1, space, &size, e);
     if (!rc && size > space - base)
@@ -179,7 +185,9 @@ static int load_tasks(struct scen *s, struct conf *c, const char *base, struct e
         struct scen_task *t = &s->task[i];
         const char *name = NULL;
         uint64_t cpu = 0, cls = 0, tag = 0, node = UINT64_MAX;
-        if ((rc = conf_expect(c, m, CONF_MAP, e)))
+        if ((rc = conf_expect(c, m, CONF_MAP, e)) ||
+            (rc = conf_keys(c, m, e, "name", "cpu", "class", "tag", "node", "tee", "workload",
+                            NULL)))
             return rc;
         rc = conf_str(c, m, "name", CONF_REQ, &name, e);
         if (!rc && !name_ok(name))
@@ -229,6 +237,8 @@ static int load_alloc(struct scen *s, struct conf *c, struct conf_node *n, struc
     uint64_t cls = 0, cbm = 0, inst = UINT64_MAX;
     int rc = conf_expect(c, n, CONF_MAP, e);
     if (!rc)
+        rc = conf_keys(c, n, e, "cache", "class", "mask", "type", "instance", NULL);
+    if (!rc)
         rc = conf_enum(c, n, "cache", CONF_REQ, plat_level_name, PLAT_NLEVEL, &lvl, e);
     if (rc)
         return rc;
@@ -248,6 +258,12 @@ static int load_alloc(struct scen *s, struct conf *c, struct conf_node *n, struc
     if (type != 2 && !pc->alloc.cdp)
         return conf_error(c, conf_get(n, "type"), e, "%s of %s cannot tell code from data (no CDP)",
                           plat_level_name[lvl], p->name);
+    /* Masks set here skip the registers, but still only ones the vendor's
+     * hardware could hold: a result must be one the machine can give. */
+    const char *why;
+    if (!plat_mask_ok(p, (enum plat_level)lvl, cbm, &why))
+        return conf_error(c, conf_get(n, "mask"), e, "0x%llx: %s of %s %s", (unsigned long long)cbm,
+                          plat_level_name[lvl], p->name, why);
     *o = (struct scen_set){.kind = SCEN_MASK,
                            .level = (enum plat_level)lvl,
                            .inst = inst == UINT64_MAX ? -1 : (int)inst,
@@ -267,6 +283,8 @@ static int load_bw(struct scen *s, struct conf *c, struct conf_node *n, struct s
     uint64_t cls = 0, ctl = UINT64_MAX, delay = 0, weight = 1;
     double rate = 0, resv = 0;
     int rc = conf_expect(c, n, CONF_MAP, e);
+    if (!rc)
+        rc = conf_keys(c, n, e, "class", "limiter", "delay", "rate", "reserve", "weight", NULL);
     if (!rc)
         rc = conf_u64(c, n, "class", CONF_REQ, 0, b->classes - 1, &cls, e);
     if (!rc)
@@ -322,6 +340,8 @@ static int load_assoc(struct scen *s, struct conf *c, struct conf_node *n, struc
 {
     const char *name = NULL;
     int rc = conf_expect(c, n, CONF_MAP, e);
+    if (!rc)
+        rc = conf_keys(c, n, e, "task", "class", "tag", NULL);
     if (!rc)
         rc = conf_str(c, n, "task", CONF_REQ, &name, e);
     if (rc)
@@ -383,6 +403,12 @@ static int load_phases(struct scen *s, struct conf *c, const struct scen_sect *s
     if (rc)
         return rc;
     unsigned np = n ? n->nkids : 0;
+    for (unsigned i = 0; i < np && !rc; i++)
+        if (!(rc = conf_expect(c, &n->kids[i], CONF_MAP, e)))
+            rc = conf_keys(c, &n->kids[i], e, "name", "at", "alloc", "bandwidth", "assoc",
+                           sect ? "qos" : NULL, NULL);
+    if (rc)
+        return rc;
     /* Without a phase at 0 the run starts in an implicit one with reset settings. */
     int lead = 1;
     double at0 = 0;
@@ -435,6 +461,11 @@ int scen_from_conf(struct scen *s, struct conf *c, const char *base, const struc
     memset(s, 0, sizeof *s);
     snprintf(s->file, sizeof s->file, "%s", c->file);
     int rc = conf_expect(c, c->root, CONF_MAP, e);
+    /* Every map declares its keys before it is read, so that a misspelt key
+     * is reported as itself, not as the required key it was meant to be. */
+    if (!rc)
+        rc = conf_keys(c, c->root, e, "platform", "seed", "duration", "interval", "settle",
+                       "quantum", "slice", "tasks", "phases", qos ? "qos" : NULL, NULL);
     if (!rc)
         rc = load_platform(s, c, base, e);
     if (rc)
