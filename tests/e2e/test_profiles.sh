@@ -80,7 +80,7 @@ has "profiles check without a FILE shows the usage" "$TMP/err" '^usage: qosim pr
 claim "profiles check without a FILE prints nothing on stdout" [ ! -s "$TMP/out" ]
 expect "profiles show without a NAME" 2 "$QOSIM" profiles show
 same "profiles show without a NAME says it needs one, and which" "$(head -1 "$TMP/err")" \
-    "qosim profiles: show needs a NAME (shipped: amd-epyc, amd-lwp, intel-atom, intel-xeon, riscv-soc)"
+    "qosim profiles: show needs a NAME (shipped: amd-epyc, amd-lwp, intel-atom, intel-xeon, riscv-edge, riscv-soc)"
 expect "profiles check with two FILEs" 2 "$QOSIM" profiles check a.yaml b.yaml
 same "profiles check with two FILEs names the extra" "$(head -1 "$TMP/err")" \
     "qosim profiles: check takes one FILE; unexpected 'b.yaml'"
