@@ -5,7 +5,9 @@
 # build directory with / as -), replacing what an earlier run of the same
 # build left there, so totals never pile up.
 #   tests/run.sh BUILD_DIR...
-# JOBS sets how many test files run at once (default: the processors).
+# JOBS sets how many test files run at once (default: the processors);
+# RESULTS another folder for the totals; E2E the end-to-end files to run
+# (default: tests/e2e/test_*.sh).
 # Every file's output is kept and printed in a fixed order, so the log reads
 # the same however the jobs were scheduled.
 set -u
@@ -13,7 +15,8 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-mkdir -p build/results
+results=${RESULTS:-build/results}
+mkdir -p "$results"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/qosim-tests.XXXXXX") || exit 2
 trap 'rm -rf "$scratch"' EXIT
 # Each job is "BUILD FILE". Slow files first (sanitizer builds, then the
@@ -21,7 +24,8 @@ trap 'rm -rf "$scratch"' EXIT
 slow="tests/e2e/test_qos.sh tests/e2e/test_cachegrind.sh tests/e2e/test_run.sh"
 list=()
 for b in "$@"; do
-    for t in $slow tests/e2e/test_*.sh "$b"/tests/test_*; do
+    # shellcheck disable=SC2086
+    for t in ${E2E-$slow tests/e2e/test_*.sh} "$b"/tests/test_*; do
         [ -f "$t" ] && { [ "${t%.sh}" != "$t" ] || [ -x "$t" ]; } || continue
         case " ${list[*]-} " in *" $b:$t "*) continue ;; esac
         list+=("$b:$t")
@@ -35,7 +39,8 @@ done
 run_one() { # BUILD FILE OUT: one test file against BUILD's qosim; output in OUT, status in OUT.rc
     local b=$1 t=$2 out=$3 start=$SECONDS
     if [ "${t%.sh}" != "$t" ]; then
-        QOSIM="$top/$b/qosim" bash "$t" >"$out" 2>&1
+        case $b in /*) q=$b/qosim ;; *) q=$top/$b/qosim ;; esac
+        QOSIM=$q bash "$t" >"$out" 2>&1
     else
         "$t" >"$out" 2>&1
     fi
@@ -77,7 +82,11 @@ for b in "$@"; do
         pass=$((pass + p)) fail=$((fail + f))
     done
 
-    echo "$pass $fail" >"build/results/$(printf '%s' "$b" | tr / -)"
+    if [ "$pass" -eq 0 ] && [ "$fail" -eq 0 ]; then
+        echo "$b: no test ran (is it built?)"
+        fail=1
+    fi
+    echo "$pass $fail" >"$results/$(printf '%s' "$b" | tr / -)"
     echo "$b: $pass passed, $fail failed"
     [ "$fail" -eq 0 ] || status=1
 done
