@@ -29,6 +29,13 @@ void lwpl_caps(const struct lwp_procif *r, struct lwpl_caps *c)
     c->data_address = (int)HW_FGET(o[2], LWP_ECX, LWPDataAddress);
     c->cache_levels = (int)HW_FGET(o[2], LWP_ECX, LWPCacheLevels);
     c->cache_latency = (int)HW_FGET(o[2], LWP_ECX, LWPCacheLatency);
+    c->min_buffer = (unsigned)HW_FGET(o[2], LWP_ECX, LwpMinBufferSize);
+}
+
+uint32_t lwpl_min_buffer(const struct lwpl_caps *c)
+{
+    uint32_t min = c->min_buffer * LWP_MIN_BUFFER_UNIT * LWPL_RECORD;
+    return min > 2 * LWPL_RECORD ? min : 2 * LWPL_RECORD;
 }
 
 static int rd32(struct lwpl *l, uint64_t off, uint32_t *v, struct err *e)
@@ -93,6 +100,13 @@ static int check(const struct lwpl_caps *k, const struct lwpl_cfg *c, struct err
                        "a ring of %u bytes: at least two records, at most "
                        "%llu bytes",
                        c->buffer, (unsigned long long)HW_FMASK(LWPCB_BUFSZ, BufferSize));
+    /* The smallest ring CPUID reports: below it LLWPCB would leave LWP off. */
+    if (c->buffer / LWPL_RECORD * LWPL_RECORD < lwpl_min_buffer(k))
+        return err_set(e, -QOSIM_EINVAL,
+                       "a ring of %u bytes: this CPU takes at least %u records (%u bytes; "
+                       "CPUID 0x8000001C ECX[23:16] LwpMinBufferSize %u x 32)",
+                       c->buffer, lwpl_min_buffer(k) / LWPL_RECORD, lwpl_min_buffer(k),
+                       k->min_buffer);
     if (c->threshold >= c->buffer / LWPL_RECORD * LWPL_RECORD)
         return err_set(e, -QOSIM_EINVAL, "threshold %u: must be below the ring's %u bytes",
                        c->threshold, c->buffer / LWPL_RECORD * LWPL_RECORD);

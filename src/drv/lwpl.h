@@ -36,6 +36,10 @@ struct lwpl_caps {
     int data_address;    /* LWPDataAddress */
     int cache_levels;    /* LWPCacheLevels: the CLF filter works */
     int cache_latency;   /* LWPCacheLatency: the MinLatency filter works */
+    unsigned min_buffer; /* LwpMinBufferSize (ECX[23:16], AMD's later LWP spec):
+                          * the smallest ring LLWPCB takes, in units of 32
+                          * records; 0: none (and on a CPU built to the 2007
+                          * proposal, which reserves these bits) */
 };
 
 /* What to profile: events by EventId (1 instructions, 2 branches, 3 DCache
@@ -68,6 +72,11 @@ struct lwpl {
 
 /* CPUID's view of LWP. */
 void lwpl_caps(const struct lwp_procif *r, struct lwpl_caps *c);
+/* Bytes of the smallest ring lwpl_open accepts on a CPU with caps c: two
+ * records (one slot always stays free), or LwpMinBufferSize x 32 records
+ * when that is more; a smaller ring is refused before LLWPCB, which would
+ * only leave LWP off (Flags 0). */
+uint32_t lwpl_min_buffer(const struct lwpl_caps *c);
 /* Checks c against what the CPU offers and the OS enabled, builds the LWPCB
  * and ring, and starts LWP; fails naming what is missing. */
 int lwpl_open(struct lwpl *l, const struct lwp_procif *r, const struct lwpl_cfg *c, struct err *e);

@@ -31,6 +31,12 @@ unsigned lwp_cb_size(const struct lwp *u)
     return LWPCB_SIZE(u->cfg.max_events);
 }
 
+uint32_t lwp_min_ring(const struct lwp *u)
+{
+    return (uint32_t)HW_FGET(u->ecx, LWP_ECX, LwpMinBufferSize) * LWP_MIN_BUFFER_UNIT *
+           LWP_EVENT_SIZE;
+}
+
 static void cpu_off(struct lwp_cpu *c)
 {
     c->state = LWP_OFF;
@@ -61,7 +67,8 @@ int lwp_init(struct lwp *u, const struct plat *p, uint64_t seed, struct err *e)
         return 0;
     const struct plat_lwp *l = &p->lwp;
     if (l->max_events < 1 || l->max_events > LWP_MAX_EVENTS || l->latency_bits < 10 ||
-        l->latency_bits > 31)
+        l->latency_bits > 31 ||
+        l->min_buffer > HW_FMASK(LWP_ECX, LwpMinBufferSize) >> LWP_ECX_LwpMinBufferSize_SHIFT)
         return err_set(e, -QOSIM_EINVAL, "%s: qos.lwp does not fit CPUID 0x8000001C", p->name);
     if (!(u->cpu = calloc(p->ncpus, sizeof *u->cpu)))
         return err_set(e, -QOSIM_ENOMEM, "cannot allocate the LWP units");
@@ -74,6 +81,7 @@ int lwp_init(struct lwp *u, const struct plat *p, uint64_t seed, struct err *e)
                         HW_FSET(0, LWP_EBX, LWPVersion, LWP_VERSION));
     u->ecx = (uint32_t)(HW_FSET(0, LWP_ECX, LWPCacheMax, l->latency_bits) |
                         HW_FSET(0, LWP_ECX, LWPDataAddress, !!l->data_address) |
+                        HW_FSET(0, LWP_ECX, LwpMinBufferSize, l->min_buffer) |
                         HW_FSET(0, LWP_ECX, LWPCacheLevels, !!l->cache_level) |
                         HW_FSET(0, LWP_ECX, LWPCacheLatency, !!l->cache_latency));
     /* Table 2: cache-related events need filtering by level or by latency. */
@@ -205,8 +213,9 @@ static enum hw_fault cb_load(struct lwp *u, struct lwp_cpu *c)
         c->live |= 1u << i;
         flags |= 1u << id;
     }
-    /* The profile's minimum ring (LwpMinBufferSize, in 32-record units). */
-    if (size < (uint64_t)u->cfg.min_buffer * 32 * LWP_EVENT_SIZE)
+    /* The minimum ring CPUID reports (LwpMinBufferSize, in 32-record
+     * units), and with no minimum still one whole record. */
+    if (size < lwp_min_ring(u) || size < LWP_EVENT_SIZE)
         flags = 0;
     uint32_t threshold = le32(cb + LWPCB_THRESHOLD);
     threshold -= threshold % LWP_EVENT_SIZE;

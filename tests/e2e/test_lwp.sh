@@ -112,6 +112,12 @@ bad "MinLatency too large" "minlat '256' is not 0 to 255" "${T[@]}" --event dcm:
 bad "an unknown level" "level 'l2' is not nbc, rdc, ram or oth" "${T[@]}" --event dcm:5,levels=l2
 bad "a setting of another event" "unknown setting 'ndb'" "${T[@]}" --event ir:5,ndb
 bad "a ring of one record" '--buffer: 32 bytes hold fewer than two' "${T[@]}" --event ir:5 --buffer 32
+# The smallest ring is the CPU's (CPUID 0x8000001C ECX[23:16], 2 x 32 records
+# on amd-lwp): the library reads it and refuses a smaller ring, naming it,
+# rather than leaving LLWPCB to turn LWP off with Flags 0.
+"$QOSIM" lwp "${T[@]}" --event ir:5 --buffer 2016 >"$TMP/out" 2>"$TMP/err"
+same "a ring one record under CPUID's minimum: exit 1, the minimum named" "$? $(cat "$TMP/err")" \
+    "1 qosim lwp: LWP: a ring of 2016 bytes: this CPU takes at least 64 records (2048 bytes; CPUID 0x8000001C ECX[23:16] LwpMinBufferSize 2 x 32)"
 bad "a threshold past the ring" "--threshold: must be below the ring's size" "${T[@]}" --event ir:5 --threshold 64K
 bad "Random too wide" "--random: '16' is not 0 to 15" "${T[@]}" --event ir:5 --random 16
 bad "a platform without LWP" 'amd-epyc has no LWP' "${T[@]}" --event ir:5 --platform amd-epyc

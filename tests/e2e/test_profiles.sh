@@ -244,6 +244,9 @@ broken cbqri-on-intel cbqri '2s/.*/vendor: intel/; 32s/.*/  bandwidth: {kind: de
 broken lwp-on-intel base '$a\
   lwp: {max_events: 3}' \
     "33: qos.lwp: LWP is AMD's; this is an intel profile"
+broken lwp-min-buffer base '2s/intel/amd/; $a\
+  lwp: {min_buffer: 256}' \
+    "33: qos.lwp.min_buffer: 256 x 32 records do not fit CPUID 0x8000001C's 8-bit LwpMinBufferSize field (ECX[23:16])"
 broken x86-cbm-len base '22s/16/64/; 25s/cbm_len: 16/cbm_len: 64/' \
     "25: caches.L3.allocation.cbm_len: 64 bits do not fit CPUID.10H's 5-bit length field"
 broken x86-rmids base '31s/ids: 64/ids: 2048/' \

@@ -10,14 +10,14 @@
 #include <stdio.h>
 #include <string.h>
 
-static inline void lwp_plat(struct plat *p, const char *const *subs)
+/* The variant loaded as "test.yaml": plat_from_conf's result, e its message. */
+static inline int lwp_plat_try(struct plat *p, const char *const *subs, struct err *e)
 {
-    struct err e = {0};
     char text[8192], tmp[8192];
     const char *t = plat_builtin_text("amd-lwp");
     if (!t) {
         fail_msg("amd-lwp is not built in");
-        return;
+        return -1;
     }
     snprintf(text, sizeof text, "%s", t);
     for (; subs && subs[0]; subs += 2) {
@@ -29,11 +29,18 @@ static inline void lwp_plat(struct plat *p, const char *const *subs)
         memcpy(text, tmp, sizeof text);
     }
     struct conf c;
-    if (conf_load_mem(&c, "test.yaml", text, strlen(text), &e))
-        fail_msg("conf_load_mem: %s", e.msg);
-    int rc = plat_from_conf(p, &c, &e);
+    if (conf_load_mem(&c, "test.yaml", text, strlen(text), e))
+        fail_msg("conf_load_mem: %s", e->msg);
+    int rc = plat_from_conf(p, &c, e);
     conf_free(&c);
-    if (rc)
+    return rc;
+}
+
+/* The variant, which must be a valid profile. */
+static inline void lwp_plat(struct plat *p, const char *const *subs)
+{
+    struct err e = {0};
+    if (lwp_plat_try(p, subs, &e))
         fail_msg("plat_from_conf: %s", e.msg);
 }
 

@@ -35,7 +35,8 @@ static struct vmem V;
 #define KPAGE 0x30000ull /* a supervisor page */
 #define RW    (VMEM_U | VMEM_W)
 
-/* amd-lwp: 3 events, 10 latency bits, min_buffer 2 (64 records). */
+/* amd-lwp: 3 events, 10 latency bits, min_buffer 2 (64 records, reported
+ * in CPUID 0x8000001C ECX[23:16]). */
 #define CBSIZE   64u           /* 40 + 8 x 3 */
 #define MINBUF   2048u         /* 2 x 32 records x 32 bytes */
 #define ALL_MSR0 0x8000000Full /* Enabled, IRE, BRE, DME, Interrupt */
@@ -378,12 +379,14 @@ static void test_cpuid_table2(void **state)
     assert_int_equal(ext[3], 4);
     /* 0x8000001C. EAX is LWPMSR0, 0 at reset. EBX: LWPCBSize 40 + 8 x 3 =
      * 64, LWPEventSize 32, LWPMaxEvents 3, LWPVersion 1. ECX: LWPCacheMax
-     * 10, LWPDataAddress, LWPCacheLevels (30), LWPCacheLatency (31). EDX:
-     * Enabled, Interrupt, IRE, BRE, DME = bits 0-4. */
+     * 10, LWPDataAddress, LwpMinBufferSize 2 (bits 23:16, the later spec's
+     * field: 2 x 32 records), LWPCacheLevels (30), LWPCacheLatency (31).
+     * EDX: Enabled, Interrupt, IRE, BRE, DME = bits 0-4. */
     cpuid(3, 0x8000001C, o);
     assert_int_equal(o[0], 0);
     assert_int_equal(o[1], 0x01032040);
-    assert_int_equal(o[2], 0xC000002A);
+    assert_int_equal(o[2], 0xC002002A);
+    assert_int_equal(lwp_min_ring(&U), MINBUF);
     assert_int_equal(o[3], 0x0000001F);
     assert_int_equal(lwp_cb_size(&U), CBSIZE);
     /* EAX follows this CPU's LWPMSR0 only. */
@@ -409,13 +412,13 @@ static void test_cpuid_profile_variants(void **state)
      * requires one), and LWPMSR0.DME is then #GP. */
     boot_with("cache_latency: true", "cache_latency: false");
     cpuid(0, 0x8000001C, o);
-    assert_int_equal(o[2], 0x4000002A); /* 10 bits, data address, levels */
+    assert_int_equal(o[2], 0x4002002A); /* 10 bits, data address, 2 x 32 records, levels */
     assert_int_equal(o[3], 0x1F);
     const char *neither[] = {"cache_level: true", "cache_level: false", "cache_latency: true",
                              "cache_latency: false", NULL};
     boot_subs(neither);
     cpuid(0, 0x8000001C, o);
-    assert_int_equal(o[2], 0x0000002A);
+    assert_int_equal(o[2], 0x0002002A);
     assert_int_equal(o[3], 0x0F);
     assert_int_equal(lwp_wrmsr(&U, 0, LWP_MSR0, 0x9), HW_GP);
     assert_int_equal(lwp_wrmsr(&U, 0, LWP_MSR0, 0x80000007), HW_OK);
@@ -426,6 +429,45 @@ static void test_cpuid_profile_variants(void **state)
     boot_with("latency_bits: 10", "latency_bits: 31");
     cpuid(0, 0x8000001C, o);
     assert_int_equal(o[2] & 0x1f, 31);
+}
+
+/* LwpMinBufferSize, ECX[23:16] (AMD's later LWP spec; the proposal
+ * reserves the bits): the profile's min_buffer as it is, in units of 32
+ * records, and 0 without one. */
+static void test_cpuid_min_buffer(void **state)
+{
+    (void)state;
+    uint32_t o[4];
+    /* min_buffer left out: no minimum, the field reads 0. */
+    boot_with("min_buffer: 2", "# min_buffer left out");
+    cpuid(0, 0x8000001C, o);
+    assert_int_equal(o[2], 0xC000002A);
+    assert_int_equal(lwp_min_ring(&U), 0);
+    boot_with("min_buffer: 2", "min_buffer: 0");
+    cpuid(0, 0x8000001C, o);
+    assert_int_equal(o[2], 0xC000002A);
+    boot_with("min_buffer: 2", "min_buffer: 1");
+    cpuid(0, 0x8000001C, o);
+    assert_int_equal(o[2], 0xC001002A);
+    assert_int_equal(lwp_min_ring(&U), 1024);
+    /* The widest the 8-bit field holds: 255 x 32 records of 32 bytes. */
+    boot_with("min_buffer: 2", "min_buffer: 255");
+    cpuid(0, 0x8000001C, o);
+    assert_int_equal(o[2], 0xC0FF002A);
+    assert_int_equal(lwp_min_ring(&U), 255u * 32 * 32);
+    /* One more does not fit: the profile is refused at its line. */
+    struct plat p;
+    struct err e = {0};
+    const char *wide[] = {"min_buffer: 2", "min_buffer: 256", NULL};
+    assert_int_equal(lwp_plat_try(&p, wide, &e), -QOSIM_EPARSE);
+    assert_string_equal(e.msg, "test.yaml:51: qos.lwp.min_buffer: 256 x 32 records do not fit "
+                               "CPUID 0x8000001C's 8-bit LwpMinBufferSize field (ECX[23:16])");
+    /* lwp_init refuses it too, should a plat come from elsewhere. */
+    lwp_plat(&p, NULL);
+    p.lwp.min_buffer = 256;
+    struct lwp a;
+    assert_int_equal(lwp_init(&a, &p, 1, &e), -QOSIM_EINVAL);
+    assert_non_null(strstr(e.msg, "does not fit CPUID 0x8000001C"));
 }
 
 static void test_absent_unit(void **state)
@@ -653,8 +695,9 @@ static void test_llwpcb_no_valid_event(void **state)
     LLWPCB_OK(0, CB, 3, CB2);
     assert_int_equal(r32(CB2 + 16), 32);
     assert_int_equal(slwpcb(0, 3), 0);
-    /* A ring below min_buffer x 32 records cannot run: one record short
-     * of 2048 bytes is off, 2048 (and 2048 + 31, rounded down) run. */
+    /* A ring below the minimum CPUID reports (2 x 32 records) cannot run:
+     * one record short of 2048 bytes is off, 2048 (and 2048 + 31, rounded
+     * down) run. */
     put_cb(CB, MINBUF - 32, BUF, 0, EV3);
     LLWPCB_OK(0, CB, 3, 0);
     assert_int_equal(r32(CB), 0);
@@ -665,6 +708,59 @@ static void test_llwpcb_no_valid_event(void **state)
     LLWPCB_OK(0, CB, 3, 0);
     assert_int_equal(r32(CB), 0xF);
     assert_int_equal(U.cpu[0].size, MINBUF);
+}
+
+/* LLWPCB checks the ring against the number CPUID reports, whatever it is:
+ * none, or the field's widest. */
+static void test_llwpcb_min_buffer(void **state)
+{
+    (void)state;
+    /* No minimum: a ring of one record runs. Its only slot is always the
+     * one kept free, so each record is written there and counted missed. */
+    boot_with("min_buffer: 2", "# min_buffer left out");
+    enable(0, ALL_MSR0);
+    put_cb(CB, 32, BUF, 0, EV3);
+    LLWPCB_OK(0, CB, 3, 0);
+    assert_int_equal(r32(CB), 0xF);
+    assert_int_equal(U.cpu[0].size, 32);
+    store_ok(0, 1, 0x1234);
+    assert_int_equal(r64(BUF + 8), 0x1234);
+    assert_int_equal(r64(CB + 24), 1);
+    assert_int_equal(r32(CB + 16), 0);
+    /* Two records: one is stored. */
+    put_cb(CB2, 64, BUF, 0, EV3);
+    LLWPCB_OK(0, CB2, 3, CB);
+    store_ok(0, 1, 0x5678);
+    assert_int_equal(U.cpu[0].head, 32);
+    assert_int_equal(r64(CB2 + 24), 0);
+    /* Even with no minimum a ring needs a whole record: BufferSize 31
+     * (0 records) and 0 leave LWP off. */
+    put_cb(CB, 31, BUF, 0, EV3);
+    LLWPCB_OK(0, CB, 3, CB2);
+    assert_int_equal(r32(CB), 0);
+    assert_int_equal(slwpcb(0, 3), 0);
+    put_cb(CB, 0, BUF, 0, EV3);
+    LLWPCB_OK(0, CB, 3, 0);
+    assert_int_equal(r32(CB), 0);
+    /* min_buffer 1: 32 records. */
+    boot_with("min_buffer: 2", "min_buffer: 1");
+    enable(0, ALL_MSR0);
+    put_cb(CB, 1024 - 32, BUF, 0, EV3);
+    LLWPCB_OK(0, CB, 3, 0);
+    assert_int_equal(r32(CB), 0);
+    put_cb(CB, 1024, BUF, 0, EV3);
+    LLWPCB_OK(0, CB, 3, 0);
+    assert_int_equal(r32(CB), 0xF);
+    /* min_buffer 255: one record short of 255 x 32 is off. */
+    boot_with("min_buffer: 2", "min_buffer: 255");
+    enable(0, ALL_MSR0);
+    put_cb(CB, 255 * 1024 - 32, BUF, 0, EV3);
+    LLWPCB_OK(0, CB, 3, 0);
+    assert_int_equal(r32(CB), 0);
+    put_cb(CB, 255 * 1024, BUF, 0, EV3);
+    LLWPCB_OK(0, CB, 3, 0);
+    assert_int_equal(r32(CB), 0xF);
+    assert_int_equal(U.cpu[0].size, 255 * 1024);
 }
 
 static void test_llwpcb_page_faults(void **state)
@@ -1112,6 +1208,7 @@ int main(void)
         VM(test_vmem_table_stress),
         LWP(test_cpuid_table2),
         LWP(test_cpuid_profile_variants),
+        LWP(test_cpuid_min_buffer),
         LWP(test_absent_unit),
         LWP(test_msr0),
         LWP(test_msr1),
@@ -1119,6 +1216,7 @@ int main(void)
         LWP(test_llwpcb_flags),
         LWP(test_llwpcb_duplicates),
         LWP(test_llwpcb_no_valid_event),
+        LWP(test_llwpcb_min_buffer),
         LWP(test_llwpcb_page_faults),
         LWP(test_llwpcb_deferred),
         LWP(test_llwpcb_flush_old),

@@ -838,6 +838,9 @@ static void test_x86_wiring(void **state)
     assert_int_equal(x86_cpuid(&x, 3, 0x8000001C, 0, out), HW_OK);
     assert_int_equal(out[0], 0);
     assert_int_equal(out[1], 0x01032040); /* version 1, 3 events, 32-byte records, LWPCB 64 */
+    /* LwpMinBufferSize 2 in ECX[23:16] over LWPCacheMax 10, LWPDataAddress
+     * and the two filters (bits 30, 31). */
+    assert_int_equal(out[2], 0xC002002A);
     assert_int_equal(x86_wrmsr(&x, 3, LWP_MSR0, ALL_MSR0), HW_OK);
     assert_int_equal(x86_rdmsr(&x, 3, LWP_MSR0, &v), HW_OK);
     assert_int_equal(v, ALL_MSR0);

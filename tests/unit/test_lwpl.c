@@ -13,6 +13,8 @@
 
 #include "testlib.h"
 
+#include "lwp_plat.h"
+
 #include "drv/lwpl.h"
 #include "hw/lwp.h"
 #include "hw/x86.h"
@@ -22,12 +24,12 @@ static struct x86 X;
 static struct lwp_proc P;
 static struct lwp_procif R;
 
-/* The OS's part: LWPMSR0 enables what the CPU offers (msr0), or nothing. */
-static int setup_with(uint64_t msr0)
+/* The machine of profile p; the OS's part: LWPMSR0 enables what the CPU
+ * offers (msr0), or nothing. */
+static int setup_plat(const struct plat *p, uint64_t msr0)
 {
-    struct plat p;
     struct err e = {0};
-    if (plat_load(&p, "amd-lwp", &e) || mach_init(&M, &p, 1, &e) || x86_init(&X, &M, &e))
+    if (mach_init(&M, p, 1, &e) || x86_init(&X, &M, &e))
         fail_msg("%s", e.msg);
     lwp_proc_init(&P, &X, 0);
     lwp_bind(&X.lwp, 0, &P.vm);
@@ -35,6 +37,15 @@ static int setup_with(uint64_t msr0)
     if (msr0)
         assert_int_equal(x86_wrmsr(&X, 0, LWP_MSR0, msr0), HW_OK);
     return 0;
+}
+
+static int setup_with(uint64_t msr0)
+{
+    struct plat p;
+    struct err e = {0};
+    if (plat_load(&p, "amd-lwp", &e))
+        fail_msg("%s", e.msg);
+    return setup_plat(&p, msr0);
 }
 
 #define MSR0_ALL 0x8000000full /* Enabled, IRE, BRE, DME, Interrupt */
@@ -105,6 +116,8 @@ static void test_caps(void **state)
     assert_int_equal(c.version, 1);
     assert_int_equal(c.cache_max, 10);
     assert_true(c.data_address && c.cache_levels && c.cache_latency);
+    assert_int_equal(c.min_buffer, 2); /* LwpMinBufferSize: 2 x 32 records */
+    assert_int_equal(lwpl_min_buffer(&c), 2048);
 }
 
 /* The LWPCB holds what was asked, and LLWPCB took it on. */
@@ -227,9 +240,47 @@ static void test_refusals(void **state)
     c = cfg_ir(10, 4096, 0);
     c.random = 16;
     refused(&c, -QOSIM_EINVAL, "out of range");
-    /* A ring under the profile's minimum (2 x 32 records): LLWPCB leaves LWP off. */
-    c = cfg_ir(10, 32 * 32, 0);
-    refused(&c, -QOSIM_EUNSUP, "LLWPCB left LWP off");
+}
+
+/* The library reads the smallest ring from CPUID (LwpMinBufferSize, ECX[23:16])
+ * and refuses a smaller one itself, before LLWPCB, which would only leave
+ * LWP off with Flags 0 and no reason. */
+static void test_min_buffer(void **state)
+{
+    (void)state;
+    /* amd-lwp: 2 x 32 records. One record short is refused, naming the
+     * field, and LWP stays off. */
+    struct lwpl_cfg c = cfg_ir(10, 2048 - 32, 0);
+    refused(&c, -QOSIM_EINVAL,
+            "a ring of 2016 bytes: this CPU takes at least 64 records (2048 bytes; "
+            "CPUID 0x8000001C ECX[23:16] LwpMinBufferSize 2 x 32)");
+    uint64_t a = 1;
+    assert_int_equal(R.slwpcb(R.ctx, &a), HW_OK);
+    assert_int_equal(a, 0);
+    /* Whole records count: 2048 + 31 bytes is 64 records, too. */
+    c = cfg_ir(10, 2048 + 31, 0);
+    struct lwpl l;
+    struct err e = {0};
+    assert_int_equal(lwpl_open(&l, &R, &c, &e), 0);
+    assert_int_equal(l.size, 2048);
+    assert_int_equal(l.flags, 0x3); /* EN, IRE */
+    assert_int_equal(lwpl_close(&l, NULL, NULL, &e), 0);
+    /* A CPU that reports no minimum (0, as on one built to the 2007
+     * proposal): the library's own floor, two records, is all. */
+    teardown(state);
+    struct plat p;
+    const char *none[] = {"min_buffer: 2", "# min_buffer left out", NULL};
+    lwp_plat(&p, none);
+    setup_plat(&p, MSR0_ALL);
+    struct lwpl_caps k;
+    lwpl_caps(&R, &k);
+    assert_int_equal(k.min_buffer, 0);
+    assert_int_equal(lwpl_min_buffer(&k), 64);
+    c = cfg_ir(10, 64, 0);
+    assert_int_equal(lwpl_open(&l, &R, &c, &e), 0);
+    assert_int_equal(l.flags, 0x3);
+    c = cfg_ir(10, 63, 0);
+    refused(&c, -QOSIM_EINVAL, "at least two records");
 }
 
 /* What the OS did not enable in LWPMSR0 is refused before LLWPCB. */
@@ -282,6 +333,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_drain, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_ring, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_min_buffer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_os_not_enabled, setup, teardown),
         cmocka_unit_test(test_no_lwp),
     };

@@ -425,7 +425,7 @@ static int load_lwp(struct plat *p, struct conf *c, struct conf_node *qos, struc
     if (!n)
         return 0;
     struct plat_lwp *o = &p->lwp;
-    uint64_t ev = 3, lat = 10, minbuf = 1;
+    uint64_t ev = 3, lat = 10, minbuf = 0;
     int rc = conf_expect(c, n, CONF_MAP, e);
     if (!rc)
         rc = conf_keys(c, n, e, "max_events", "latency_bits", "min_buffer", "data_address",
@@ -435,8 +435,9 @@ static int load_lwp(struct plat *p, struct conf *c, struct conf_node *qos, struc
         rc = conf_u64(c, n, "max_events", CONF_OPT, 1, 26, &ev, e);
     if (!rc)
         rc = conf_u64(c, n, "latency_bits", CONF_OPT, 10, 31, &lat, e);
+    /* In CPUID's unit, 32 records; whether it fits the field: check_vendor. */
     if (!rc)
-        rc = conf_u64(c, n, "min_buffer", CONF_OPT, 1, 255, &minbuf, e);
+        rc = conf_u64(c, n, "min_buffer", CONF_OPT, 0, UINT32_MAX, &minbuf, e);
     if (!rc)
         rc = conf_bool(c, n, "data_address", CONF_OPT, &o->data_address, e);
     if (!rc)
@@ -528,6 +529,11 @@ static int check_vendor(struct plat *p, struct conf *c, struct err *e)
     if (p->lwp.present && p->vendor != PLAT_AMD)
         return conf_error(c, at(c, "qos.lwp"), e, "LWP is AMD's; this is an %s profile",
                           plat_vendor_name[p->vendor]);
+    if (p->lwp.min_buffer > 255) /* CPUID 0x8000001C ECX[23:16], LwpMinBufferSize */
+        return conf_error(c, at(c, "qos.lwp.min_buffer"), e,
+                          "%u x 32 records do not fit CPUID 0x8000001C's 8-bit LwpMinBufferSize "
+                          "field (ECX[23:16])",
+                          p->lwp.min_buffer);
     if (p->mon.tracked < p->mon.tags && p->vendor != PLAT_AMD)
         return conf_error(c, at(c, "qos.monitoring.tracked"), e,
                           "%u is fewer than the %u ids, but only AMD tracks fewer bandwidth "

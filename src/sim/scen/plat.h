@@ -109,7 +109,7 @@ struct plat_lwp {
     int present;
     unsigned max_events;   /* event counters in the LWPCB */
     unsigned latency_bits; /* DCache miss latency counter width (ECX[4:0]) */
-    unsigned min_buffer;   /* minimum ring buffer size, in 32-event units */
+    unsigned min_buffer;   /* smallest ring, in 32-record units (LwpMinBufferSize); 0: none */
     int data_address, cache_level, cache_latency, branch_prediction, ip_filter;
 };
 
