@@ -12,7 +12,7 @@ const unsigned lwp_cb_nfields = sizeof lwp_cb_fields / sizeof lwp_cb_fields[0];
 
 /* The features LWPMSR0 enables, each with its bit in LWPMSR0 (Table 3, the
  * same as CPUID EAX) and in CPUID EDX (Table 2), which numbers them
- * differently (REFERENCE.md 3). */
+ * differently (docs/registers.md 3). */
 static const struct lwp_feature {
     const char *name;
     unsigned msr0, edx;

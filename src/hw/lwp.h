@@ -1,6 +1,6 @@
 /* AMD Lightweight Profiling (LWP) to the register: one LWP unit per
- * logical CPU, as the 2007 proposal (specs/amd-lightweight-profiling-
- * proposal-2007.txt) describes it, with the layouts REFERENCE.md section 3
+ * logical CPU, as AMD's 2007 Lightweight Profiling proposal
+ * describes it, with the layouts docs/registers.md section 3
  * fixes where the proposal leaves them open.
  *
  * What it models:
@@ -21,7 +21,7 @@
  * Choices where the proposal is silent (project choices, each the way AMD's
  * shipped LWP or Linux behaves, or the reading the text supports best):
  * - Presence is CPUID 0x80000001 ECX[15], the bit AMD shipped (the proposal
- *   says "EDX bit TBD"; REFERENCE.md 3).
+ *   says "EDX bit TBD"; docs/registers.md 3).
  * - 0x8000001C ECX[23:16] is LwpMinBufferSize, as AMD's later LWP
  *   specification places it (see the register table below): the profile's
  *   min_buffer, the smallest ring LLWPCB accepts, in units of 32 records; 0
@@ -36,7 +36,7 @@
  *   delivery method is TBD in 5.5.5; the unit latches a pending interrupt
  *   for the OS model to take with lwp_take_irq).
  * - LWPMSR0: a bit may be set only when its feature is available in EDX (the
- *   two number features differently; REFERENCE.md 3); reserved bits [30:4]
+ *   two number features differently; docs/registers.md 3); reserved bits [30:4]
  *   and [63:32] are #GP. Clearing Enabled stops LWP on the CPU but keeps its
  *   state (LLWPCB and SLWPCB #UD until it is set again); the OS saves and
  *   switches that state (5.5.4).
@@ -156,7 +156,7 @@
 
 #include <stdint.h>
 
-/* MSRs (5.2; the numbers AMD shipped, REFERENCE.md 3). */
+/* MSRs (5.2; the numbers AMD shipped, docs/registers.md 3). */
 enum {
     LWP_MSR0 = 0xC0000105, /* LWPMSR0: LWP feature enable (Table 3) */
     LWP_MSR1 = 0xC0000106, /* LWPMSR1: LWPCB address (5.2.2) */
@@ -221,7 +221,7 @@ enum {
 #define LWP_EVENT_SIZE 32 /* LWPEventSize: bytes of an event record (4) */
 #define LWP_MAX_EVENTS 26 /* the most counters a profile may have (plat.c) */
 
-/* The LWPCB (5.4, Table 4; offsets REFERENCE.md 3), once, as data:
+/* The LWPCB (5.4, Table 4; offsets docs/registers.md 3), once, as data:
  * X(ENUM, spec name, offset, bytes, R/W as Table 4 gives it). Event slot i
  * sits at EVENT0 + 8i (EventInterval_i [25:0], EventId_i [31:26]) and
  * COUNTER0 + 8i (EventCounter_i [25:0]); LWPCB size 40 + 8 x LWPMaxEvents. */
@@ -271,7 +271,7 @@ HW_FIELD(LWPCB_EVENT, EventInterval, 0, 26);
 HW_FIELD(LWPCB_EVENT, EventId, 26, 6);
 HW_FIELD(LWPCB_COUNTER, EventCounter, 0, 26);
 
-/* Event records (Figures 1-4; REFERENCE.md 3): the first dword holds the
+/* Event records (Figures 1-4; docs/registers.md 3): the first dword holds the
  * EventId [7:0], the core [15:8] and event flags [31:16]; then event data
  * (bytes 4-7), instruction address (8-15), event address (16-23) and a
  * reserved quadword written as zero. */
