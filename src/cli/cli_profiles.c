@@ -31,6 +31,10 @@ int cli_profiles(int argc, char **argv)
         fputs(usage, stdout);
         return 0;
     }
+    if (argc == 2 && (!strcmp(argv[1], "show") || !strcmp(argv[1], "check"))) {
+        cli_error("profiles", "%s needs a %s", argv[1], argv[1][0] == 's' ? "NAME" : "FILE");
+        return 2;
+    }
     if (argc == 3 && !strcmp(argv[1], "show")) {
         const char *t = plat_builtin_text(argv[2]);
         if (!t) {
