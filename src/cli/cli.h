@@ -13,7 +13,9 @@ int cli_lwp(int argc, char **argv);
 /* "qosim SUB: " + message on stderr. */
 void cli_error(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Value of "--name=VALUE" or "--name VALUE" at argv[*i]; NULL if argv[*i] is
- * not that option. Sets *missing when the value is absent. */
+ * not that option, or if its value is absent: then *missing is set to 1
+ * (never reset: one flag serves a chain of calls). An empty value, or a next
+ * argument that is itself an option ("--json --csv f"), is absent. */
 const char *cli_optval(int argc, char **argv, int *i, const char *name, int *missing);
 
 #endif

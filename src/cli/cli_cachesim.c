@@ -6,6 +6,7 @@
 
 #include "sim/trace/replay.h"
 #include "util/json.h"
+#include "util/ofile.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +31,8 @@ static const char cachesim_help[] =
     "                         'champsim', din if it contains '.din'), champsim, din\n"
     "  --skip-bad             count malformed records and go on, instead of stopping\n"
     "  --json                 print one JSON object instead of the text summary\n"
+    "  -o, --output FILE      write the summary to FILE instead of standard output\n"
+    "                         (written whole or not at all; docs/cachesim.md)\n"
     "\n"
     "FILE may be .xz-compressed; '-' reads standard input.\n";
 
@@ -59,19 +62,20 @@ static double pct(uint64_t num, uint64_t den)
 }
 
 /* cachegrind's 'rd + wr' row. */
-static void row3(const char *label, int l1, int l2, int l3, uint64_t t, uint64_t r, uint64_t w)
+static void row3(FILE *f, const char *label, int l1, int l2, int l3, uint64_t t, uint64_t r,
+                 uint64_t w)
 {
     char a[32], b[32], c[32];
-    printf("%s %*s  (%*s rd   + %*s wr)\n", label, l1, commas(t, a), l2, commas(r, b), l3,
-           commas(w, c));
+    fprintf(f, "%s %*s  (%*s rd   + %*s wr)\n", label, l1, commas(t, a), l2, commas(r, b), l3,
+            commas(w, c));
 }
 
-static void rate3(const char *label, int l1, int l2, int l3, double t, double r, double w)
+static void rate3(FILE *f, const char *label, int l1, int l2, int l3, double t, double r, double w)
 {
-    printf("%s %*.1f%% (%*.1f%%     + %*.1f%%  )\n", label, l1, t, l2, r, l3, w);
+    fprintf(f, "%s %*.1f%% (%*.1f%%     + %*.1f%%  )\n", label, l1, t, l2, r, l3, w);
 }
 
-static void print_text(const struct hier *h, uint64_t bad)
+static void print_text(FILE *f, const struct hier *h, uint64_t bad)
 {
     const struct hier_stats *i1 = &h->st[HIER_L1I], *d1 = &h->st[HIER_L1D], *ll = &h->st[HIER_LL];
     uint64_t ir = i1->ref[HIER_CI], dr = d1->ref[HIER_CR], dw = d1->ref[HIER_CW];
@@ -80,54 +84,54 @@ static void print_text(const struct hier *h, uint64_t bad)
 
     for (int c = 0; c < HIER_NCACHE; c++)
         if (h->c[c].lines)
-            printf("%s cache:         %llu B, %u B, %u-way associative\n", hier_cache_name[c],
-                   (unsigned long long)h->c[c].g.size, h->c[c].g.line, h->c[c].g.assoc);
-    printf("\n");
-    printf("I   refs:      %*s\n", l1, commas(ir, a));
-    printf("I1  misses:    %*s\n", l1, commas(i1->miss[HIER_CI], a));
-    printf("LLi misses:    %*s\n", l1, commas(ll->miss[HIER_CI], a));
-    printf("I1  miss rate: %*.2f%%\n", l1, pct(i1->miss[HIER_CI], ir));
-    printf("LLi miss rate: %*.2f%%\n", l1, pct(ll->miss[HIER_CI], ir));
-    printf("\n");
-    row3("D   refs:     ", l1, l2, l3, dr + dw, dr, dw);
-    row3("D1  misses:   ", l1, l2, l3, d1->miss[HIER_CR] + d1->miss[HIER_CW], d1->miss[HIER_CR],
+            fprintf(f, "%s cache:         %llu B, %u B, %u-way associative\n", hier_cache_name[c],
+                    (unsigned long long)h->c[c].g.size, h->c[c].g.line, h->c[c].g.assoc);
+    fprintf(f, "\n");
+    fprintf(f, "I   refs:      %*s\n", l1, commas(ir, a));
+    fprintf(f, "I1  misses:    %*s\n", l1, commas(i1->miss[HIER_CI], a));
+    fprintf(f, "LLi misses:    %*s\n", l1, commas(ll->miss[HIER_CI], a));
+    fprintf(f, "I1  miss rate: %*.2f%%\n", l1, pct(i1->miss[HIER_CI], ir));
+    fprintf(f, "LLi miss rate: %*.2f%%\n", l1, pct(ll->miss[HIER_CI], ir));
+    fprintf(f, "\n");
+    row3(f, "D   refs:     ", l1, l2, l3, dr + dw, dr, dw);
+    row3(f, "D1  misses:   ", l1, l2, l3, d1->miss[HIER_CR] + d1->miss[HIER_CW], d1->miss[HIER_CR],
          d1->miss[HIER_CW]);
-    row3("LLd misses:   ", l1, l2, l3, ll->miss[HIER_CR] + ll->miss[HIER_CW], ll->miss[HIER_CR],
+    row3(f, "LLd misses:   ", l1, l2, l3, ll->miss[HIER_CR] + ll->miss[HIER_CW], ll->miss[HIER_CR],
          ll->miss[HIER_CW]);
-    rate3("D1  miss rate:", l1, l2, l3, pct(d1->miss[HIER_CR] + d1->miss[HIER_CW], dr + dw),
+    rate3(f, "D1  miss rate:", l1, l2, l3, pct(d1->miss[HIER_CR] + d1->miss[HIER_CW], dr + dw),
           pct(d1->miss[HIER_CR], dr), pct(d1->miss[HIER_CW], dw));
-    rate3("LLd miss rate:", l1, l2, l3, pct(ll->miss[HIER_CR] + ll->miss[HIER_CW], dr + dw),
+    rate3(f, "LLd miss rate:", l1, l2, l3, pct(ll->miss[HIER_CR] + ll->miss[HIER_CW], dr + dw),
           pct(ll->miss[HIER_CR], dr), pct(ll->miss[HIER_CW], dw));
-    printf("\n");
+    fprintf(f, "\n");
     if (h->c[HIER_L2].lines) {
         const struct hier_stats *s = &h->st[HIER_L2];
         uint64_t rr = s->ref[HIER_CI] + s->ref[HIER_CR], mr = s->miss[HIER_CI] + s->miss[HIER_CR];
-        row3("L2 refs:      ", l1, l2, l3, rr + s->ref[HIER_CW], rr, s->ref[HIER_CW]);
-        row3("L2 misses:    ", l1, l2, l3, mr + s->miss[HIER_CW], mr, s->miss[HIER_CW]);
-        rate3("L2 miss rate: ", l1, l2, l3, pct(mr + s->miss[HIER_CW], ir + dr + dw),
+        row3(f, "L2 refs:      ", l1, l2, l3, rr + s->ref[HIER_CW], rr, s->ref[HIER_CW]);
+        row3(f, "L2 misses:    ", l1, l2, l3, mr + s->miss[HIER_CW], mr, s->miss[HIER_CW]);
+        rate3(f, "L2 miss rate: ", l1, l2, l3, pct(mr + s->miss[HIER_CW], ir + dr + dw),
               pct(mr, ir + dr), pct(s->miss[HIER_CW], dw));
-        printf("\n");
+        fprintf(f, "\n");
     }
     uint64_t rr = ll->ref[HIER_CI] + ll->ref[HIER_CR], mr = ll->miss[HIER_CI] + ll->miss[HIER_CR];
-    row3("LL refs:      ", l1, l2, l3, rr + ll->ref[HIER_CW], rr, ll->ref[HIER_CW]);
-    row3("LL misses:    ", l1, l2, l3, mr + ll->miss[HIER_CW], mr, ll->miss[HIER_CW]);
-    rate3("LL miss rate: ", l1, l2, l3, pct(mr + ll->miss[HIER_CW], ir + dr + dw), pct(mr, ir + dr),
-          pct(ll->miss[HIER_CW], dw));
-    printf("\nwritebacks:    I1 %s", commas(h->st[HIER_L1I].writebacks, a));
+    row3(f, "LL refs:      ", l1, l2, l3, rr + ll->ref[HIER_CW], rr, ll->ref[HIER_CW]);
+    row3(f, "LL misses:    ", l1, l2, l3, mr + ll->miss[HIER_CW], mr, ll->miss[HIER_CW]);
+    rate3(f, "LL miss rate: ", l1, l2, l3, pct(mr + ll->miss[HIER_CW], ir + dr + dw),
+          pct(mr, ir + dr), pct(ll->miss[HIER_CW], dw));
+    fprintf(f, "\nwritebacks:    I1 %s", commas(h->st[HIER_L1I].writebacks, a));
     for (int c = HIER_L1D; c < HIER_NCACHE; c++)
         if (h->c[c].lines)
-            printf(", %s %s", hier_cache_name[c], commas(h->st[c].writebacks, a));
-    printf("\n");
+            fprintf(f, ", %s %s", hier_cache_name[c], commas(h->st[c].writebacks, a));
+    fprintf(f, "\n");
     if (bad)
-        printf("skipped:       %s malformed records\n", commas(bad, a));
+        fprintf(f, "skipped:       %s malformed records\n", commas(bad, a));
 }
 
-static void print_json(const struct hier *h, const char *file, const char *fmt, uint64_t records,
-                       uint64_t bad)
+static void print_json(FILE *f, const struct hier *h, const char *file, const char *fmt,
+                       uint64_t records, uint64_t bad)
 {
     const struct hier_stats *i1 = &h->st[HIER_L1I], *d1 = &h->st[HIER_L1D], *ll = &h->st[HIER_LL];
     struct json j;
-    json_init(&j, stdout);
+    json_init(&j, f);
     json_obj_begin(&j, NULL);
     json_str(&j, "trace", file);
     json_str(&j, "format", fmt);
@@ -173,7 +177,7 @@ int cli_cachesim(int argc, char **argv)
         .repl = &repl_lru,
         .incl = HIER_NINE,
     };
-    const char *file = NULL, *fmt = NULL;
+    const char *file = NULL, *fmt = NULL, *out = NULL;
     int json = 0, skip_bad = 0;
     struct err e = {0};
 
@@ -187,9 +191,8 @@ int cli_cachesim(int argc, char **argv)
         for (int c = 0; c < HIER_NCACHE && !matched; c++) {
             if ((v = cli_optval(argc, argv, &i, names[c], &missing))) {
                 matched = 1;
-                if (missing || cache_geom_parse(v, &cfg.geom[c], &e)) {
-                    cli_error("cachesim", "%s: %s", names[c],
-                              missing ? "needs SIZE,ASSOC,LINE" : e.msg);
+                if (cache_geom_parse(v, &cfg.geom[c], &e)) {
+                    cli_error("cachesim", "%s: %s", names[c], e.msg);
                     return 2;
                 }
                 cfg.has_l2 |= c == HIER_L2;
@@ -197,7 +200,10 @@ int cli_cachesim(int argc, char **argv)
         }
         if (matched)
             continue;
-        if ((v = cli_optval(argc, argv, &i, "--policy", &missing))) {
+        if (missing) {
+            cli_error("cachesim", "%.*s needs a value", (int)strcspn(a, "="), a);
+            return 2;
+        } else if ((v = cli_optval(argc, argv, &i, "--policy", &missing))) {
             if (!(cfg.repl = repl_find(v))) {
                 cli_error("cachesim", "--policy: unknown policy '%s' (lru, plru or srrip)", v);
                 return 2;
@@ -220,6 +226,16 @@ int cli_cachesim(int argc, char **argv)
                 return 2;
             }
             fmt = v;
+        } else if ((v = cli_optval(argc, argv, &i, "-o", &missing)) ||
+                   (v = cli_optval(argc, argv, &i, "--output", &missing))) {
+            if (out) {
+                cli_error("cachesim", "-o given twice ('%s' and '%s')", out, v);
+                return 2;
+            }
+            out = v;
+        } else if (missing) {
+            cli_error("cachesim", "%.*s needs a value", (int)strcspn(a, "="), a);
+            return 2;
         } else if (!strcmp(a, "--json")) {
             json = 1;
         } else if (!strcmp(a, "--skip-bad")) {
@@ -233,10 +249,6 @@ int cli_cachesim(int argc, char **argv)
         } else {
             file = a;
         }
-        if (missing) {
-            cli_error("cachesim", "%s needs a value", a);
-            return 2;
-        }
     }
     if (!file) {
         cli_error("cachesim", "no trace file (give FILE, or - for standard input)");
@@ -245,10 +257,24 @@ int cli_cachesim(int argc, char **argv)
     if (!fmt)
         fmt = trace_guess(file);
 
+    const struct ofile_name on = {"-o", out}, in = {"the trace", file};
+    if (out && ofile_distinct(&on, 1, &in, 1, &e)) {
+        cli_error("cachesim", "%s", e.msg);
+        return 2;
+    }
+
     struct hier h;
     if (hier_init(&h, &cfg, &e)) {
         cli_error("cachesim", "%s", e.msg);
         return 2;
+    }
+    /* Opened before the replay, so a bad output fails before a long run. */
+    static struct ofile o;
+    ofile_trap_signals(NULL);
+    if (ofile_open(&o, out ? out : "-", &e)) {
+        cli_error("cachesim", "%s", e.msg);
+        hier_free(&h);
+        return 1;
     }
     struct trace t;
     int rc = trace_open(&t, file, trace_find(fmt), skip_bad, &e);
@@ -258,10 +284,14 @@ int cli_cachesim(int argc, char **argv)
     if (rc) {
         cli_error("cachesim", "%s", t.err.code ? t.err.msg : e.msg);
     } else if (json) {
-        print_json(&h, t.name, fmt, records, t.bad);
+        print_json(o.f, &h, t.name, fmt, records, t.bad);
     } else {
-        print_text(&h, t.bad);
+        print_text(o.f, &h, t.bad);
     }
+    if (rc)
+        ofile_abort(&o);
+    else if ((rc = ofile_commit(&o, &e)))
+        cli_error("cachesim", "%s", e.msg);
     if (!rc && t.bad)
         fprintf(stderr,
                 "qosim cachesim: warning: skipped %llu malformed records (first at %s:%llu)\n",

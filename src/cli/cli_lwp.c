@@ -135,6 +135,15 @@ static int event(struct opts *o, const char *spec)
     return 0;
 }
 
+/* An output option names one file: a second one is a mistake, not an override. */
+static int set_once(const char *opt, const char **slot, const char *v)
+{
+    if (*slot)
+        return bad("%s given twice ('%s' and '%s')", opt, *slot, v);
+    *slot = v;
+    return 0;
+}
+
 static int size_opt(const char *name, const char *v, uint64_t max, uint64_t *out)
 {
     if (!conf_parse_size(v, out) && *out <= max)
@@ -167,9 +176,9 @@ static int parse(int argc, char **argv, struct opts *o)
         else if ((v = cli_optval(argc, argv, &i, "--task", &missing)))
             o->task = v;
         else if ((v = cli_optval(argc, argv, &i, "--json", &missing)))
-            o->json = v;
+            rc = set_once("--json", &o->json, v);
         else if ((v = cli_optval(argc, argv, &i, "--raw", &missing)))
-            o->raw = v;
+            rc = set_once("--raw", &o->raw, v);
         else if ((v = cli_optval(argc, argv, &i, "--event", &missing)))
             rc = event(o, v);
         else if ((v = cli_optval(argc, argv, &i, "--buffer", &missing)))
@@ -184,7 +193,7 @@ static int parse(int argc, char **argv, struct opts *o)
             if (conf_parse_u64(v, &o->top) || !o->top || o->top > 1000000)
                 rc = bad("--top: '%s' is not 1 to 1000000", v);
         } else if (missing)
-            rc = bad("%s needs a value", argv[i]);
+            rc = bad("%.*s needs a value", (int)strcspn(argv[i], "="), argv[i]);
         else
             rc = bad("unknown argument '%s'\n%s", argv[i], usage);
         if (rc)
@@ -393,6 +402,37 @@ static int trace_scen(struct scen *s, const struct opts *o, struct err *e)
     return 0;
 }
 
+/* No output may name the other or a file the run reads; both are opened
+ * before the run, so one that cannot be written fails at once. */
+static int open_outputs(const struct opts *o, const struct scen *s, struct ofile *raw,
+                        struct ofile *jo)
+{
+    struct ofile_name out[] = {{"--raw", o->raw}, {"--json", o->json}};
+    struct ofile_name *in = calloc(s->ntask + 4, sizeof *in);
+    if (!in)
+        return bad("out of memory");
+    size_t nin = 0;
+    in[nin++] = (struct ofile_name){"the trace", o->trace};
+    in[nin++] = (struct ofile_name){"the scenario", o->scenario};
+    if (s->plat.file[0])
+        in[nin++] = (struct ofile_name){"the platform profile", s->plat.file};
+    for (unsigned i = 0; o->scenario && i < s->ntask; i++)
+        if (s->task[i].is_trace)
+            in[nin++] = (struct ofile_name){"the trace", s->task[i].trace};
+    struct err e;
+    int rc = ofile_distinct(out, 2, in, nin, &e);
+    free(in);
+    if (rc)
+        return bad("%s", e.msg);
+    ofile_trap_signals(NULL);
+    if ((o->raw && ofile_open(raw, o->raw, &e)) || (o->json && ofile_open(jo, o->json, &e))) {
+        cli_error("lwp", "%s", e.msg);
+        ofile_abort(raw);
+        return 1;
+    }
+    return 0;
+}
+
 int cli_lwp(int argc, char **argv)
 {
     struct opts o;
@@ -432,13 +472,17 @@ int cli_lwp(int argc, char **argv)
         scen_free(&s);
         return 2;
     }
+    static struct ofile raw, jo;
+    if ((rc = open_outputs(&o, &s, &raw, &jo))) {
+        scen_free(&s);
+        return rc;
+    }
     static struct run run;
     static struct x86 x;
     static struct lwpr rep;
     static struct os os;
     memset(&rep, 0, sizeof rep);
     memset(&os, 0, sizeof os);
-    struct ofile raw = {0};
     int status = 1, have_run = 0, have_x = 0;
     if ((rc = run_init(&run, &s, &e)))
         goto out;
@@ -466,10 +510,6 @@ int cli_lwp(int argc, char **argv)
     run.sch.ctx = &os;
     if ((rc = boot(&os, &e)))
         goto out;
-    if (o.raw && ofile_open(&raw, o.raw, &e)) {
-        cli_error("lwp", "%s", e.msg);
-        goto out_quiet;
-    }
     rep.raw = o.raw ? raw.f : NULL;
     rc = simulate(&os, !o.have_threshold, s.duration, &e);
     if (!rc && rep.oom)
@@ -477,7 +517,6 @@ int cli_lwp(int argc, char **argv)
 out:
     if (rc) {
         cli_error("lwp", "%s", e.msg);
-        ofile_abort(&raw);
     } else {
         struct lwpr_head h = {.workload = o.scenario ? o.scenario : o.trace,
                               .platform = s.plat.name,
@@ -491,22 +530,21 @@ out:
         snprintf(h.events, sizeof h.events, "%s", o.events);
         struct err e2;
         lwpl_missed(&os.lib, &h.missed, &e2);
-        struct ofile jo;
-        status = 0;
-        if (o.raw && ofile_commit(&raw, &e2))
-            status = 1;
-        else if (o.json && !(status = ofile_open(&jo, o.json, &e2) != 0)) {
+        if (o.json)
             lwpr_json(jo.f, &rep, &h, (unsigned)o.top);
-            status = ofile_commit(&jo, &e2) != 0;
-        }
+        /* An output on standard output takes the place of the text profile. */
+        int text = !ofile_is_stdout(&raw) && !ofile_is_stdout(&jo);
+        struct ofile *const all[] = {&raw, &jo};
+        status = ofile_commit_all(all, 2, &e2) != 0;
         if (status)
             cli_error("lwp", "%s", e2.msg);
-        if (!status)
+        if (!status && text)
             lwpr_print(stdout, &rep, &h, (unsigned)o.top);
     }
-out_quiet:
-    if (status)
+    if (status) {
         ofile_abort(&raw);
+        ofile_abort(&jo);
+    }
     for (unsigned i = 0; os.proc && i < s.ntask; i++)
         lwp_proc_free(&os.proc[i]);
     free(os.proc);

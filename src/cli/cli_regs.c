@@ -194,7 +194,7 @@ int cli_regs(int argc, char **argv)
         else if ((v = cli_optval(argc, argv, &i, "--scenario", &missing)))
             scen = v;
         else if (missing) {
-            cli_error("regs", "%s needs a value", argv[i]);
+            cli_error("regs", "%.*s needs a value", (int)strcspn(argv[i], "="), argv[i]);
             return 2;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             cli_error("regs", "unknown option '%s'\n%s", argv[i], usage);

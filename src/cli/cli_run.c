@@ -10,6 +10,8 @@
 #include "util/json.h"
 #include "util/ofile.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "usage: qosim run SCENARIO [--json FILE] [--csv FILE] [--plot FILE.svg|FILE.png]\n"
+    "usage: qosim run SCENARIO [--json FILE] [--csv FILE] [--plot FILE.svg|FILE.png|-]\n"
     "                          [--only TASK[,TASK...]] [--seed N] [--quiet]\n"
     "Runs a scenario (docs/scenarios.md) and prints, for each phase and task, IPC,\n"
     "LLC misses per kilo-instruction, LLC occupancy and memory bandwidth.\n"
@@ -26,9 +28,13 @@ static const char usage[] =
     "  --csv FILE    one row per task per interval\n"
     "  --plot FILE   IPC, LLC occupancy and memory bandwidth of each task over time,\n"
     "                with the bandwidth caps and reservations, through gnuplot\n"
+    "  FILE '-' is standard output (then no table); outputs are written whole or not\n"
+    "  at all, FIFOs and devices are written through, links followed (docs/scenarios.md)\n"
     "  --only LIST   run only these tasks (for example the victim alone)\n"
     "  --seed N      override the scenario's seed\n"
     "  --quiet       no table, no progress bar\n";
+
+#define RUN_NOUT 3 /* --json, --csv, --plot */
 
 struct rows {
     struct run_row *v;
@@ -398,8 +404,7 @@ static void gp_phase_labels(FILE *f, const struct scen *s)
  * dashed lines. The bandwidth panel also draws each cap or reservation in
  * force (dashed, in the colour of the one task it applies to, or with the
  * total of the tasks it applies to, in a colour after the tasks'). */
-static void write_gnuplot(FILE *f, const struct run *run, const struct rows *rs, const char *out,
-                          int png)
+static void write_gnuplot(FILE *f, const struct run *run, const struct rows *rs, int png)
 {
     const struct scen *s = run->s;
     const unsigned nt = s->ntask;
@@ -447,14 +452,13 @@ static void write_gnuplot(FILE *f, const struct run *run, const struct rows *rs,
     }
 
     fprintf(f, "set terminal %s size 1000,960 font ',11'\n", png ? "pngcairo" : "svg");
-    fputs("set output ", f);
-    gp_str(f, out);
+    fputs("set output\n", f); /* standard output: plot() gives it the output file */
     const char *base = strrchr(s->file, '/') ? strrchr(s->file, '/') + 1 : s->file;
     char title[512];
     snprintf(title, sizeof title, "%s on %s", base, s->plat.name);
     /* One time axis: the panels share fixed margins, so their plot areas
      * line up, and only the bottom one labels it. Legends go to the right. */
-    fputs("\nset multiplot layout 3,1 title ", f);
+    fputs("set multiplot layout 3,1 title ", f);
     gp_str(f, title);
     fputs(" margins 0.08,0.76,0.07,0.91 spacing 0,0.045\n", f);
     fputs("set grid\nset key outside right top\nset yrange [0:*]\n", f);
@@ -509,47 +513,54 @@ static void write_gnuplot(FILE *f, const struct run *run, const struct rows *rs,
     gp_bw_free(&g);
 }
 
-static int plot(const struct run *run, const struct rows *rs, const char *path)
+/* gnuplot draws into the output's file descriptor (its standard output):
+ * a regular file's temporary, a FIFO, or qosim's standard output for
+ * "--plot -". The caller commits or drops the output. */
+static int plot(const struct run *run, const struct rows *rs, struct ofile *o)
 {
-    int png = !strcmp(path + strlen(path) - 4, ".png"); /* the suffix was checked */
-    struct ofile o;
-    struct err e;
-    if (ofile_open(&o, path, &e)) {
-        cli_error("run", "%s", e.msg);
+    size_t n = strlen(o->path);
+    int png = n > 4 && !strcmp(o->path + n - 4, ".png"); /* the suffix was checked; "-": SVG */
+    const char *gp = getenv("QOSIM_GNUPLOT") ? getenv("QOSIM_GNUPLOT") : "gnuplot";
+    int p[2];
+    fflush(stdout);
+    if (pipe2(p, O_CLOEXEC)) {
+        cli_error("run", "cannot start gnuplot: %s", strerror(errno));
         return 1;
     }
-    fclose(o.f); /* gnuplot writes the temporary; it becomes path only if gnuplot succeeds */
-    o.f = NULL;
-    const char *gp = getenv("QOSIM_GNUPLOT") ? getenv("QOSIM_GNUPLOT") : "gnuplot";
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "%s 2>&1", gp);
-    FILE *g = popen(cmd, "w");
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (dup2(p[0], 0) < 0 || dup2(o->fd, 1) < 0)
+            _exit(127);
+        execl("/bin/sh", "sh", "-c", gp, (char *)NULL);
+        _exit(127);
+    }
+    close(p[0]);
+    FILE *g = pid < 0 ? NULL : fdopen(p[1], "w");
     if (!g) {
-        unlink(o.tmp);
-        cli_error("run", "cannot start gnuplot");
+        cli_error("run", "cannot start gnuplot: %s", strerror(errno));
+        close(p[1]);
+        if (pid > 0)
+            waitpid(pid, NULL, 0);
         return 1;
     }
     /* A plotter that dies early must not kill qosim with SIGPIPE: its exit
-     * status says what happened, and the temporary must be removed. */
-    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
-    write_gnuplot(g, run, rs, o.tmp, png);
-    int st = pclose(g);
-    signal(SIGPIPE, old);
-    if (st != 0) {
-        unlink(o.tmp);
-        if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
-            cli_error("run", "--plot needs gnuplot, which was not found (apt-get install "
-                             "gnuplot-nox)");
-        else
-            cli_error("run", "gnuplot failed to draw %s", path);
-        return 1;
-    }
-    if (rename(o.tmp, path)) {
-        unlink(o.tmp);
-        cli_error("run", "%s: cannot write", path);
-        return 1;
-    }
-    return 0;
+     * status says what happened, and the output must be dropped. */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+    sigaction(SIGPIPE, &ign, &old);
+    write_gnuplot(g, run, rs, png);
+    fclose(g);
+    sigaction(SIGPIPE, &old, NULL);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (st == 0)
+        return 0;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+        cli_error("run", "--plot needs gnuplot, which was not found (apt-get install "
+                         "gnuplot-nox)");
+    else
+        cli_error("run", "gnuplot failed to draw %s", o->path);
+    return 1;
 }
 
 static void print_table(const struct run *run)
@@ -582,19 +593,53 @@ static void print_table(const struct run *run)
         }
 }
 
-static int write_out(const char *path, void (*fn)(FILE *, const struct run *, const struct rows *),
-                     const struct run *run, const struct rows *rs)
+/* An output option names one file: a second one is a mistake, not an override. */
+static int set_once(const char *opt, const char **slot, const char *v)
 {
-    struct ofile o;
-    struct err e;
-    if (ofile_open(&o, path, &e)) {
-        cli_error("run", "%s", e.msg);
+    if (*slot) {
+        cli_error("run", "%s given twice ('%s' and '%s')", opt, *slot, v);
+        return 2;
+    }
+    *slot = v;
+    return 0;
+}
+
+/* No output may name another, or a file the run reads: the scenario, its
+ * platform profile, a task's trace. */
+static int check_outputs(const struct ofile_name *out, size_t nout, const struct scen *s)
+{
+    struct ofile_name *in = calloc(s->ntask + 2, sizeof *in);
+    if (!in) {
+        cli_error("run", "out of memory");
         return 1;
     }
-    fn(o.f, run, rs);
-    if (ofile_commit(&o, &e)) {
+    size_t nin = 0;
+    in[nin++] = (struct ofile_name){"the scenario", s->file};
+    if (s->plat.file[0])
+        in[nin++] = (struct ofile_name){"the platform profile", s->plat.file};
+    for (unsigned i = 0; i < s->ntask; i++)
+        if (s->task[i].is_trace)
+            in[nin++] = (struct ofile_name){"the trace", s->task[i].trace};
+    struct err e;
+    int rc = ofile_distinct(out, nout, in, nin, &e);
+    free(in);
+    if (rc)
         cli_error("run", "%s", e.msg);
-        return 1;
+    return rc ? 2 : 0;
+}
+
+/* Opened before the run, so that an output that cannot be written fails at
+ * once rather than after a long simulation. */
+static int open_outputs(const struct ofile_name *out, struct ofile *of, size_t n)
+{
+    struct err e;
+    for (size_t i = 0; i < n; i++) {
+        if (out[i].path && ofile_open(&of[i], out[i].path, &e)) {
+            cli_error("run", "%s", e.msg);
+            for (size_t k = 0; k < i; k++)
+                ofile_abort(&of[k]);
+            return 1;
+        }
     }
     return 0;
 }
@@ -602,7 +647,7 @@ static int write_out(const char *path, void (*fn)(FILE *, const struct run *, co
 int cli_run(int argc, char **argv)
 {
     const char *path = NULL, *json = NULL, *csv = NULL, *plotf = NULL, *only = NULL, *seed = NULL;
-    int quiet = 0;
+    int quiet = 0, rc2 = 0;
     for (int i = 1; i < argc; i++) {
         int missing = 0;
         const char *v;
@@ -610,17 +655,17 @@ int cli_run(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         } else if ((v = cli_optval(argc, argv, &i, "--json", &missing)))
-            json = v;
+            rc2 = set_once("--json", &json, v);
         else if ((v = cli_optval(argc, argv, &i, "--csv", &missing)))
-            csv = v;
+            rc2 = set_once("--csv", &csv, v);
         else if ((v = cli_optval(argc, argv, &i, "--plot", &missing)))
-            plotf = v;
+            rc2 = set_once("--plot", &plotf, v);
         else if ((v = cli_optval(argc, argv, &i, "--only", &missing)))
             only = v;
         else if ((v = cli_optval(argc, argv, &i, "--seed", &missing)))
             seed = v;
         else if (missing) {
-            cli_error("run", "%s needs a value", argv[i]);
+            cli_error("run", "%.*s needs a value", (int)strcspn(argv[i], "="), argv[i]);
             return 2;
         } else if (!strcmp(argv[i], "--quiet"))
             quiet = 1;
@@ -632,15 +677,20 @@ int cli_run(int argc, char **argv)
             return 2;
         } else
             path = argv[i];
+        if (rc2)
+            return rc2;
     }
     if (!path) {
         cli_error("run", "no scenario given\n%s", usage);
         return 2;
     }
-    if (plotf) {
+    if (plotf && strcmp(plotf, "-")) {
         size_t n = strlen(plotf);
         if (n < 5 || (strcmp(plotf + n - 4, ".svg") && strcmp(plotf + n - 4, ".png"))) {
-            cli_error("run", "--plot %s: the name must end in .svg or .png", plotf);
+            cli_error("run",
+                      "--plot %s: the name must end in .svg or .png (or be - for SVG on "
+                      "standard output)",
+                      plotf);
             return 2;
         }
     }
@@ -662,6 +712,21 @@ int cli_run(int argc, char **argv)
         scen_free(&s);
         return 2;
     }
+    /* The order they are written in; the plot is last, being the slowest. */
+    const struct ofile_name outs[RUN_NOUT] = {{"--json", json}, {"--csv", csv}, {"--plot", plotf}};
+    static struct ofile of[RUN_NOUT];
+    int bad = check_outputs(outs, RUN_NOUT, &s);
+    if (!bad) {
+        ofile_trap_signals(NULL);
+        bad = open_outputs(outs, of, RUN_NOUT);
+    }
+    if (bad) {
+        scen_free(&s);
+        return bad;
+    }
+    /* The table would be mixed into an output sent to standard output. */
+    for (int k = 0; k < RUN_NOUT; k++)
+        quiet |= ofile_is_stdout(&of[k]);
     struct run run;
     struct rows rs = {.bar = !quiet && isatty(2)};
     /* A qos section is carried out by the driver, through the registers of
@@ -670,6 +735,8 @@ int cli_run(int argc, char **argv)
     int rc = run_init(&run, &s, &e);
     if (!rc && s.qos.present && (rc = cli_qos_init(&hq, &run, &e))) {
         cli_error("run", "%s", e.msg);
+        for (int k = 0; k < RUN_NOUT; k++)
+            ofile_abort(&of[k]);
         run_free(&run);
         scen_free(&s);
         return 2;
@@ -682,11 +749,19 @@ int cli_run(int argc, char **argv)
         status = 1;
     }
     if (!status && json)
-        status = write_out(json, write_json, &run, &rs);
+        write_json(of[0].f, &run, &rs);
     if (!status && csv)
-        status = write_out(csv, write_csv, &run, &rs);
+        write_csv(of[1].f, &run, &rs);
     if (!status && plotf)
-        status = plot(&run, &rs, plotf);
+        status = plot(&run, &rs, &of[2]);
+    struct ofile *const ofs[RUN_NOUT] = {&of[0], &of[1], &of[2]};
+    if (status) {
+        for (int k = 0; k < RUN_NOUT; k++)
+            ofile_abort(&of[k]);
+    } else if (ofile_commit_all(ofs, RUN_NOUT, &e)) {
+        cli_error("run", "%s", e.msg);
+        status = 1;
+    }
     if (!status && !quiet)
         print_table(&run);
     cli_qos_free(&hq);

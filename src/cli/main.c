@@ -21,17 +21,16 @@ const char *cli_optval(int argc, char **argv, int *i, const char *name, int *mis
 {
     size_t n = strlen(name);
     const char *a = argv[*i];
-    *missing = 0;
     if (strncmp(a, name, n))
         return NULL;
-    if (a[n] == '=')
+    if (a[n] == '=' && a[n + 1])
         return a + n + 1;
+    if (a[n] == '=' || (!a[n] && (*i + 1 >= argc || !strncmp(argv[*i + 1], "--", 2)))) {
+        *missing = 1;
+        return NULL;
+    }
     if (a[n])
         return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return "";
-    }
     return argv[++*i];
 }
 

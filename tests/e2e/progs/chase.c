@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #define NODES 8192
-#define LAPS 3
+#define LAPS  3
 
 struct node {
     struct node *next;

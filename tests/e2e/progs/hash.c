@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define KEYS 1200
+#define KEYS  1200
 #define SLOTS 4096 /* a power of two, at least twice KEYS */
 
 static char keys[KEYS][16];
