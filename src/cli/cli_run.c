@@ -29,7 +29,7 @@ static const char usage[] =
     "  --plot FILE   IPC, LLC occupancy and memory bandwidth of each task over time,\n"
     "                with the bandwidth caps and reservations, through gnuplot\n"
     "  FILE '-' is standard output (then no table); outputs are written whole or not\n"
-    "  at all, FIFOs and devices are written through, links followed (docs/scenarios.md)\n"
+    "  at all, FIFOs and devices are written through, links followed (docs/outputs.md)\n"
     "  --only LIST   run only these tasks (for example the victim alone)\n"
     "  --seed N      override the scenario's seed\n"
     "  --quiet       no table, no progress bar\n";

@@ -1,5 +1,4 @@
-/* Output files that never destroy what they name (docs/development.md,
- * "Output files"):
+/* Output files that never destroy what they name (docs/outputs.md):
  *   "-"                      standard output; so is any name of the file
  *                            standard output (or error) is open on, such as
  *                            /dev/stdout: written through that descriptor;
