@@ -91,7 +91,8 @@ static int cmp_hot(const void *a, const void *b)
  * frequent first (ties by value); UINT64_MAX is left out. */
 static struct hot *hottest(uint64_t *v, size_t n, size_t *nh)
 {
-    qsort(v, n, sizeof *v, cmp_u64);
+    if (n) /* v is NULL when nothing was sampled */
+        qsort(v, n, sizeof *v, cmp_u64);
     struct hot *h = malloc((n ? n : 1) * sizeof *h);
     size_t k = 0;
     for (size_t i = 0; h && i < n; i++) {
@@ -130,7 +131,8 @@ static int cmp_brs(const void *a, const void *b)
  * (byte 3 of the record: bit 7 taken, 6 predicted, 5 prediction valid). */
 static struct brs *branches(struct lwpr_br *v, size_t n, size_t *nb)
 {
-    qsort(v, n, sizeof *v, cmp_br_ip);
+    if (n) /* v is NULL when nothing was sampled */
+        qsort(v, n, sizeof *v, cmp_br_ip);
     struct brs *b = malloc((n ? n : 1) * sizeof *b);
     size_t k = 0;
     for (size_t i = 0; b && i < n; i++) {

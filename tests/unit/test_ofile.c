@@ -423,8 +423,9 @@ static int signalled(int sig, int ignore)
     if (pid == 0) {
         struct ofile o;
         struct err e;
-        if (ignore)
-            signal(sig, SIG_IGN);
+        /* As a program started from a terminal: a test runner's background
+         * job starts with SIGINT ignored, which ofile keeps (nohup). */
+        signal(sig, ignore ? SIG_IGN : SIG_DFL);
         ofile_trap_signals(hook);
         if (ofile_open(&o, at("x.json"), &e))
             _exit(3);
