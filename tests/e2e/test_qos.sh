@@ -10,14 +10,6 @@
 Q="$(cd "$(dirname "$0")" && pwd)/qos"
 EX="$(cd "$(dirname "$0")/../.." && pwd)/examples"
 
-# col TABLE PHASE TASK N: the Nth figure after the task's name in its row of
-# the table `qosim run` prints (1 IPC, 2 LLC MPKI, 3 LLC MiB, 4 rd GB/s,
-# 5 wr GB/s, then with monitoring 6 RMID, 7 CMT MiB, 8 MBM GB/s).
-col() {
-    awk -v ph="$2" -v t="$3" -v n="$4" 'NR > 3 && NF >= 6 {
-        if ($2 ~ /^[0-9.]+$/) o = 1; else { cur = $1; o = 2 }
-        if (cur == ph && $o == t) print $(o + n) }' "$1"
-}
 # table NAME SCENARIO [ARGS...]: runs it, keeping the table in $TMP/NAME.
 table() {
     local name=$1
