@@ -18,6 +18,24 @@ enum { TREC_I = HIER_IFETCH, TREC_L = HIER_LOAD, TREC_S = HIER_STORE, TREC_M = H
  * target the front end knows at decode: always taken, never mispredicted
  * (LWP proposal 4.2, and its NDB filter, 5.4). */
 enum { TREC_F_BRANCH = 1, TREC_F_TAKEN = 2, TREC_F_DIRECT = 8 };
+/* What kind of branch, in bits 4-6 of a branch's flags, where the source
+ * knows it (a decoder that saw the instruction's bytes, ChampSim's register
+ * rule); 0 where it does not (a Lackey trace's inferred branches). A
+ * TREC_BR_JMP also carries TREC_F_DIRECT. ChampSim's writer turns the kind
+ * back into the registers its rule reads. */
+enum {
+    TREC_BR_OTHER = 0,    /* a branch of no kind below, or of unknown kind */
+    TREC_BR_COND = 1,     /* conditional (Jcc, LOOP, JrCXZ) */
+    TREC_BR_JMP = 2,      /* unconditional direct jump */
+    TREC_BR_JMP_IND = 3,  /* indirect jump */
+    TREC_BR_CALL = 4,     /* direct call */
+    TREC_BR_CALL_IND = 5, /* indirect call */
+    TREC_BR_RET = 6,      /* return */
+};
+#define TREC_BR_SHIFT   4
+#define TREC_BR_MASK    0x70
+#define TREC_BR(flags)  (((flags)&TREC_BR_MASK) >> TREC_BR_SHIFT)
+#define TREC_F_BR(kind) ((uint8_t)((kind) << TREC_BR_SHIFT))
 
 struct trace_rec {
     uint64_t addr;
