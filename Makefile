@@ -16,7 +16,10 @@ endif
 CFLAGS  ?= -O2 -g
 ALLCFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) $(SANFLAGS) \
             -Iinclude -Isrc -MMD -MP
-LDLIBS  = -llzma -lyaml -lm
+LDLIBS  = -llzma -lyaml -lzstd -lm
+# QEMU's plugin API header, for the version of qemu-user installed
+# (scripts/install-deps puts it there from Debian's source package).
+QEMU_PLUGIN_INC ?= /usr/local/include/qosim-qemu
 
 LIB_SRC  := $(sort $(wildcard src/util/*.c src/sim/*.c src/sim/*/*.c src/hw/*.c src/drv/*.c))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
@@ -32,7 +35,7 @@ FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o) $(GEN_SRC:%.c=build/fuzz/obj/%.o)
 
 .PHONY: all check test test-san fuzz fuzz-smoke format format-check bench demo demo-cachegrind clean help
 
-all: $(O)/qosim $(TESTS)
+all: $(O)/qosim $(TESTS) $(O)/qemu/qosim-plugin.so
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -53,6 +56,17 @@ $(O)/libqosim.a: $(LIB_OBJ)
 
 $(O)/qosim: $(CLI_OBJ) $(O)/libqosim.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDLIBS)
+
+# The TCG plugin is loaded by QEMU, not by qosim: position-independent, and
+# never sanitized (QEMU has no sanitizer runtime to give it). It shares
+# only the ring's layout and the x86 decoder with the library.
+PLUGIN_SRC := qemu/plugin/qosim-plugin.c src/sim/trace/x86br.c
+$(O)/qemu/qosim-plugin.so: $(PLUGIN_SRC) src/sim/wl/live_ring.h src/sim/trace/x86br.h src/sim/trace/trace.h
+	@mkdir -p $(dir $@)
+	@test -f $(QEMU_PLUGIN_INC)/qemu-plugin.h || \
+	  { echo "$(QEMU_PLUGIN_INC)/qemu-plugin.h missing: run scripts/install-deps" >&2; exit 1; }
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) -fPIC -shared \
+	  -fvisibility=hidden -I$(QEMU_PLUGIN_INC) -Iinclude -Isrc -o $@ $(PLUGIN_SRC)
 
 $(O)/tests/%: tests/unit/%.c $(O)/libqosim.a
 	@mkdir -p $(dir $@)

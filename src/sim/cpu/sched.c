@@ -112,8 +112,10 @@ int sched_run(struct sched *s, uint64_t until, struct err *e)
         int rc = core_run(m, p, &t->ct, stop, e);
         if (rc < 0)
             return rc;
-        if (rc == 1)
+        if (rc == 1) {
             t->ended = 1;
+            t->end_at = p->now;
+        }
         if (rc == 1 || (q->n > 1 && p->now >= q->slice_end)) {
             int nt = next_task(s, q);
             q->slice_end = p->now + s->slice;

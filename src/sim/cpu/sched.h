@@ -16,6 +16,7 @@ struct sched_task {
     unsigned cpu;
     unsigned cls, tag; /* QoS identifiers it carries */
     int ended;
+    uint64_t end_at; /* when it ended (ticks) */
 };
 
 struct sched;

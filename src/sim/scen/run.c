@@ -1,12 +1,72 @@
 #include "run.h"
 
+#include "sim/wl/live.h"
+
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static uint64_t ticks(const struct run *r, double sec)
 {
     return (uint64_t)llround(sec * r->m.ticks_per_sec);
+}
+
+/* Task i's program starts: its input opened, its output's temporary made,
+ * and QEMU started in the scenario's directory. Its messages name the task
+ * and the scenario's line, since the run may be long past loading. */
+static int run_live(struct run *r, unsigned i, struct err *e)
+{
+    const struct scen_task *st = &r->s->task[i];
+    struct run_prog *pg = &r->prog[i];
+    char label[400];
+    snprintf(label, sizeof label, "%s:%u: task %s", r->s->file, st->line, st->name);
+    if (st->in[0] && (pg->in_fd = open(st->in, O_RDONLY | O_CLOEXEC)) < 0)
+        return err_set(e, -QOSIM_EIO, "%s: stdin: cannot open %s: %s", label, st->in,
+                       strerror(errno));
+    if (st->out[0] && ofile_open(&pg->out, st->out, e))
+        return err_set(e, -QOSIM_EIO, "%s: stdout: %s", label, e->msg);
+    struct live_opts o = {.argv = st->argv,
+                          .dir = st->dir,
+                          .in_fd = pg->in_fd,
+                          .out_fd = pg->out.f ? pg->out.fd : -1,
+                          .own_group = 1,
+                          .label = label};
+    if (pg->out.f)
+        fflush(pg->out.f);
+    int rc = wl_live_new(&o, &r->wl[i], e);
+    if (rc)
+        return err_set(e, rc, "%s: %s", label, e->msg);
+    return 0;
+}
+
+const char *run_end_why(const struct run *r, unsigned i)
+{
+    if (!r->task[i].ended)
+        return NULL;
+    struct live *l = wl_live(r->wl[i]);
+    return l ? live_why(l) : "its trace ended";
+}
+
+int run_keep_outputs(struct run *r, int ok, struct err *e)
+{
+    int rc = 0;
+    for (unsigned i = 0; r->prog && i < r->s->ntask; i++) {
+        struct run_prog *pg = &r->prog[i];
+        if (!pg->out.f)
+            continue;
+        struct live *l = r->wl[i] ? wl_live(r->wl[i]) : NULL;
+        if (ok && l && live_status(l) >= 0 && !rc) {
+            rc = ofile_commit(&pg->out, e);
+            pg->kept = !rc;
+        } else {
+            ofile_abort(&pg->out);
+        }
+    }
+    return rc;
 }
 
 int run_init(struct run *r, struct scen *s, struct err *e)
@@ -25,16 +85,22 @@ int run_init(struct run *r, struct scen *s, struct err *e)
     r->mon_last = calloc(s->ntask, sizeof *r->mon_last);
     r->mon_mark = calloc(s->ntask, sizeof *r->mon_mark);
     r->mon_now = calloc(s->ntask, sizeof *r->mon_now);
-    if (!r->task || !r->wl || !r->last || !r->mark || !r->occ_sum || !r->phase_row ||
+    r->prog = calloc(s->ntask, sizeof *r->prog);
+    if (!r->prog || !r->task || !r->wl || !r->last || !r->mark || !r->occ_sum || !r->phase_row ||
         !r->mon_last || !r->mon_mark || !r->mon_now) {
         run_free(r);
         return err_set(e, -QOSIM_ENOMEM, "out of memory");
     }
+    for (unsigned i = 0; i < s->ntask; i++)
+        r->prog[i].in_fd = -1;
     for (unsigned i = 0; i < s->ntask; i++) {
         const struct scen_task *st = &s->task[i];
         uint64_t seed = s->seed * 0x9e3779b97f4a7c15ull + i + 1;
-        rc = st->is_trace ? wl_trace_new(st->trace, st->fmt, st->loop, &r->wl[i], e)
-                          : wl_synth_new(&st->wp, seed, &r->wl[i], e);
+        if (st->is_live)
+            rc = run_live(r, i, e);
+        else
+            rc = st->is_trace ? wl_trace_new(st->trace, st->fmt, st->loop, &r->wl[i], e)
+                              : wl_synth_new(&st->wp, seed, &r->wl[i], e);
         if (rc) {
             if (st->is_trace)
                 err_set(e, rc, "task %s: %s", st->name, e->msg);
@@ -63,6 +129,12 @@ void run_free(struct run *r)
     for (unsigned i = 0; r->wl && i < r->s->ntask; i++)
         if (r->wl[i])
             wl_free(r->wl[i]);
+    for (unsigned i = 0; r->prog && i < r->s->ntask; i++) {
+        if (r->prog[i].in_fd >= 0)
+            close(r->prog[i].in_fd);
+        ofile_abort(&r->prog[i].out);
+    }
+    free(r->prog);
     if (r->m.cpu)
         mach_free(&r->m);
     free(r->task);

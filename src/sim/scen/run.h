@@ -6,6 +6,7 @@
 
 #include "sim/cpu/sched.h"
 #include "scen.h"
+#include "util/ofile.h"
 
 struct run_row {
     double t0, t1; /* seconds */
@@ -71,10 +72,25 @@ struct run {
     unsigned cur_phase;
     struct run_hooks hooks;
     struct run_mon_val *mon_last, *mon_mark, *mon_now; /* with hooks.mon: as last and mark */
+    struct run_prog *prog; /* [ntask]: live programs' standard input and output */
+};
+
+/* A live program's files: its output is kept (renamed into place) only
+ * when the program ended by itself, since otherwise it is cut short. */
+struct run_prog {
+    int in_fd;
+    struct ofile out; /* open when the task names a stdout */
+    int kept;         /* run_free committed it */
 };
 
 int run_init(struct run *r, struct scen *s, struct err *e);
 void run_free(struct run *r);
+/* How task i ended, if it did before the run's end: "exited with status 0"
+ * (a live program), "its trace ended"; NULL while it runs. */
+const char *run_end_why(const struct run *r, unsigned i);
+/* Live programs' standard outputs: kept where the program ended by itself,
+ * dropped where it was cut short (or ok is 0: the run failed). */
+int run_keep_outputs(struct run *r, int ok, struct err *e);
 
 typedef void (*run_row_fn)(void *ctx, const struct run_row *row);
 typedef void (*run_progress_fn)(void *ctx, double done);

@@ -1,12 +1,16 @@
 #include "scen.h"
 
 #include "sim/mach.h"
+#include "sim/wl/live.h"
 #include "util/bits.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const type_names[] = {"data", "code", "both"};
 
@@ -46,17 +50,73 @@ static unsigned max_classes(const struct plat *p)
     return n;
 }
 
+/* workload: {program: [NAME, ARGS...], stdin: FILE, stdout: FILE}; a
+ * program with no arguments may be a plain string. What it needs to start
+ * (the program, QEMU, the plugin, its input) is checked here, so that a
+ * program that cannot start is this line's error before anything runs. */
+static int load_program(struct scen_task *t, struct conf *c, struct conf_node *w,
+                        const char *base, struct err *e)
+{
+    struct conf_node *p = conf_get(w, "program");
+    unsigned n = p->type == CONF_SEQ ? p->nkids : 1;
+    if (p->type == CONF_MAP || !n)
+        return conf_error(c, p, e, "expected the program and its arguments, as a list "
+                                   "([gzip, -c, FILE]) or one name");
+    t->argv = calloc(n + 1, sizeof *t->argv);
+    if (!t->argv)
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    t->is_live = 1;
+    for (unsigned i = 0; i < n; i++) {
+        struct conf_node *a = p->type == CONF_SEQ ? &p->kids[i] : p;
+        if (a->type != CONF_SCALAR)
+            return conf_error(c, a, e, "expected a string (an argument)");
+        if (!(t->argv[i] = strdup(a->val)))
+            return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    }
+    snprintf(t->dir, sizeof t->dir, "%s", base[0] ? base : ".");
+    const char *in = NULL, *out = NULL;
+    int rc = conf_str(c, w, "stdin", CONF_OPT, &in, e);
+    if (!rc)
+        rc = conf_str(c, w, "stdout", CONF_OPT, &out, e);
+    if (rc)
+        return rc;
+    if (in)
+        rel_path(t->in, sizeof t->in, base, in);
+    if (out)
+        rel_path(t->out, sizeof t->out, base, out);
+    /* A name without a slash is looked up on PATH; one with a slash is
+     * relative to the scenario's directory, where the program runs. */
+    char prog[1024], found[4096];
+    if (strchr(t->argv[0], '/'))
+        rel_path(prog, sizeof prog, base, t->argv[0]);
+    else
+        snprintf(prog, sizeof prog, "%s", t->argv[0]);
+    if ((rc = live_check(prog, found, sizeof found, e)))
+        return conf_error(c, p->type == CONF_SEQ ? &p->kids[0] : p, e, "%s", e->msg);
+    if (in) {
+        int fd = open(t->in, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return conf_error(c, conf_get(w, "stdin"), e, "cannot open %s: %s", t->in,
+                              strerror(errno));
+        close(fd);
+    }
+    return 0;
+}
+
 static int load_workload(struct scen_task *t, struct conf *c, struct conf_node *w, const char *base,
                          struct err *e)
 {
     /* Both kinds' keys: synthetic ones beside a trace stay unread (unknown). */
     int rc = conf_expect(c, w, CONF_MAP, e);
     if (!rc)
-        rc = conf_keys(c, w, e, "trace", "format", "loop", "pattern", "wss", "access", "stride",
-                       "zipf_alpha", "mem_ratio", "write_ratio", "code", "branch_ratio",
-                       "taken_ratio", NULL);
+        rc = conf_keys(c, w, e, "trace", "format", "loop", "program", "stdin", "stdout",
+                       "pattern", "wss", "access", "stride", "zipf_alpha", "mem_ratio",
+                       "write_ratio", "code", "branch_ratio", "taken_ratio", NULL);
     if (rc)
         return rc;
+    t->line = w->line;
+    if (conf_get(w, "program"))
+        return load_program(t, c, w, base, e);
     const char *path = NULL;
     if ((rc = conf_str(c, w, "trace", CONF_OPT, &path, e)))
         return rc;
@@ -520,11 +580,21 @@ int scen_load(struct scen *s, const char *path, const struct scen_sect *qos, str
     return rc;
 }
 
+static void scen_task_free(struct scen_task *t)
+{
+    for (char **a = t->argv; a && *a; a++)
+        free(*a);
+    free(t->argv);
+    t->argv = NULL;
+}
+
 void scen_free(struct scen *s)
 {
     for (unsigned i = 0; s->phase && i < s->nphase; i++)
         free(s->phase[i].set);
     free(s->phase);
+    for (unsigned i = 0; s->task && i < s->ntask; i++)
+        scen_task_free(&s->task[i]);
     free(s->task);
     free(s->qos.grp);
     free(s->qos.init);
@@ -563,6 +633,8 @@ int scen_only(struct scen *s, const char *names, struct err *e)
             if (s->qos.task_grp)
                 s->qos.task_grp[keep] = s->qos.task_grp[i];
             s->task[keep++] = s->task[i];
+        } else {
+            scen_task_free(&s->task[i]);
         }
     /* Settings for tasks that are gone go too; the others follow their task. */
     for (unsigned p = 0; p < s->nphase; p++) {

@@ -15,6 +15,13 @@ struct scen_task {
     int node;                 /* NUMA node of its memory; -1: its CPU's */
     uint64_t tee_va, tee_len; /* TEE region (virtual): requests there carry C; len 0: none */
     int is_trace;
+    /* A live program (wl/live.h): its arguments, NULL-terminated, the
+     * program first; its standard input and output ("": /dev/null); it
+     * runs in the scenario's directory. */
+    int is_live;
+    char **argv;
+    char in[512], out[512], dir[512];
+    unsigned line; /* the workload's line in the scenario, for messages */
     struct wl_params wp;
     char trace[512];
     const struct trace_ops *fmt;

@@ -59,6 +59,7 @@
  * instruction of a batch on wait for the next. */
 #include "wl.h"
 
+#include "live.h"
 #include "util/rng.h"
 
 #include <math.h>
@@ -115,6 +116,9 @@ struct wl {
     size_t nheld;
     char *path;
     struct err fail; /* a failed reopen, repeated to later calls */
+
+    /* Live program. */
+    struct live *live;
 };
 
 void wl_params_default(struct wl_params *p)
@@ -529,6 +533,28 @@ static long infer_fill(struct wl *w, struct trace_rec *buf, size_t n, struct err
     return (long)last;
 }
 
+/* ------------------------------------------------------------------ live */
+
+int wl_live_new(const struct live_opts *o, struct wl **out, struct err *e)
+{
+    *out = NULL;
+    struct wl *w = calloc(1, sizeof *w);
+    if (!w)
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    int rc = live_start(&w->live, o, e);
+    if (rc) {
+        free(w);
+        return rc;
+    }
+    *out = w;
+    return 0;
+}
+
+struct live *wl_live(const struct wl *w)
+{
+    return w->live;
+}
+
 /* ---------------------------------------------------------------- common */
 
 /* n below TRACE_MIN_BATCH is refused (-QOSIM_EINVAL): a synthetic
@@ -538,6 +564,8 @@ long wl_fill(struct wl *w, struct trace_rec *buf, size_t n, struct err *e)
     if (n < TRACE_MIN_BATCH)
         return err_set(e, -QOSIM_EINVAL, "wl_fill: room for %zu records, at least %d needed", n,
                        TRACE_MIN_BATCH);
+    if (w->live)
+        return live_read(w->live, buf, n, e);
     if (w->trace)
         return w->infer ? infer_fill(w, buf, n, e) : trace_fill(w, buf, n, e);
     switch (w->pat) {
@@ -560,6 +588,7 @@ void wl_free(struct wl *w)
         return;
     if (w->trace && w->open)
         trace_close(&w->t);
+    live_stop(w->live);
     free(w->path);
     free(w->chase);
     free(w);

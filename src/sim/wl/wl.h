@@ -60,6 +60,14 @@ int wl_synth_new(const struct wl_params *p, uint64_t seed, struct wl **out, stru
  * no instruction record cannot loop: error). */
 int wl_trace_new(const char *path, const struct trace_ops *fmt, int loop, struct wl **out,
                  struct err *e);
+/* A live program (live.h) as a workload: it starts now, and runs as far
+ * ahead of its core as the ring lets it. It does not loop: when it ends,
+ * wl_fill returns 0 and wl_why says how it ended. */
+struct live_opts;
+struct live;
+int wl_live_new(const struct live_opts *o, struct wl **out, struct err *e);
+/* The live program behind w; NULL for other workloads. */
+struct live *wl_live(const struct wl *w);
 /* Fills up to n (>= TRACE_MIN_BATCH) records, always ending on a whole
  * instruction for synthetic workloads; returns the count, 0 when a
  * non-looping trace ended, or a negative code with e set. */
