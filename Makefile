@@ -24,18 +24,21 @@ QEMU_PLUGIN_INC ?= /usr/local/include/qosim-qemu
 LIB_SRC  := $(sort $(wildcard src/util/*.c src/sim/*.c src/sim/*/*.c src/hw/*.c src/drv/*.c))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
+# Helper programs of the end-to-end tests: the other tests/unit/*.c.
+HELP_SRC := $(sort $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c)))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 GEN_SRC  := build/gen/profiles.c
 LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o) $(O)/gen/profiles.o
 CLI_OBJ  := $(CLI_SRC:%.c=$(O)/%.o)
 TESTS    := $(TEST_SRC:tests/unit/%.c=$(O)/tests/%)
+HELPERS  := $(HELP_SRC:tests/unit/%.c=$(O)/tests/%)
 FUZZERS  := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o) $(GEN_SRC:%.c=build/fuzz/obj/%.o)
 
 .PHONY: all check test test-san fuzz fuzz-smoke format format-check bench demo demo-cachegrind clean help
 
-all: $(O)/qosim $(TESTS) $(O)/qemu/qosim-plugin.so
+all: $(O)/qosim $(TESTS) $(HELPERS) $(O)/qemu/qosim-plugin.so
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -71,6 +74,11 @@ $(O)/qemu/qosim-plugin.so: $(PLUGIN_SRC) src/sim/wl/live_ring.h src/sim/trace/x8
 $(O)/tests/%: tests/unit/%.c $(O)/libqosim.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -o $@ $< $(O)/libqosim.a $(LDLIBS) -lcmocka
+
+# Not tests themselves (tests/run.sh runs only test_*), so no cmocka.
+$(HELPERS): $(O)/tests/%: tests/unit/%.c $(O)/libqosim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -o $@ $< $(O)/libqosim.a $(LDLIBS)
 
 # libFuzzer harnesses: clang. The library is compiled once with the
 # sanitizers and coverage, then linked into every harness.
