@@ -36,7 +36,7 @@ HELPERS  := $(HELP_SRC:tests/unit/%.c=$(O)/tests/%)
 FUZZERS  := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o) $(GEN_SRC:%.c=build/fuzz/obj/%.o)
 
-.PHONY: all check test test-san fuzz fuzz-smoke format format-check bench demo demo-cachegrind clean help
+.PHONY: all check test test-san fuzz fuzz-smoke format format-check bench demo demo-cachegrind demo-live clean help
 
 all: $(O)/qosim $(TESTS) $(HELPERS) $(O)/qemu/qosim-plugin.so
 
@@ -144,6 +144,12 @@ demo:
 	$(MAKE) -j$(JOBS) all
 	QOSIM=$(O)/qosim scripts/demo.sh
 
+# Two real programs live under QEMU: bzip2 beside STREAM triads, with and
+# without L3 partitioning.
+demo-live:
+	$(MAKE) -j$(JOBS) all
+	QOSIM=$(O)/qosim scripts/demo-live.sh
+
 # Record a real program, replay it, compare with cachegrind.
 demo-cachegrind:
 	$(MAKE) -j$(JOBS) all
@@ -158,6 +164,7 @@ help:
 	@echo "make test       the suite in the normal build only"
 	@echo "make demo       the noisy-neighbour scenario: table and plot (build/demo/)"
 	@echo "make demo-cachegrind  record 'sort' with valgrind, replay it, compare with cachegrind"
+	@echo "make demo-live  bzip2 and STREAM triads live under QEMU, with and without CAT"
 	@echo "make bench      cachesim, full-platform and LWP benchmarks (bench/)"
 	@echo "make fuzz       build the libFuzzer harnesses (build/fuzz/)"
 	@echo "make format     apply .clang-format"

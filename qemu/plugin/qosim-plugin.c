@@ -81,11 +81,15 @@ static void publish(uint64_t upto)
 static void wait_room(void)
 {
     publish(last);
+    ring->prod_need = w - ring->cap / 2;
     for (;;) {
         uint32_t seq = __atomic_load_n(&ring->tail_seq, __ATOMIC_SEQ_CST);
         __atomic_store_n(&ring->prod_waits, 1, __ATOMIC_SEQ_CST);
-        uint64_t tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
-        if (tail + ring->cap > w) {
+        uint64_t tail = __atomic_load_n(&ring->tail, __ATOMIC_SEQ_CST);
+        /* Half the ring free; or, when all that is published is consumed
+         * and the current instruction alone fills more than half of it,
+         * whatever room there is. */
+        if (tail >= ring->prod_need || (tail == last && tail + ring->cap > w)) {
             __atomic_store_n(&ring->prod_waits, 0, __ATOMIC_RELAXED);
             room = tail + ring->cap;
             return;

@@ -129,6 +129,12 @@ static void write_json(FILE *f, const struct run *run, const struct rows *rs)
         json_u64(&j, "cpu", s->task[i].cpu);
         json_u64(&j, "class", run->task[i].cls);
         json_u64(&j, "tag", run->task[i].tag);
+        /* A live program or a trace that ended before the run did. */
+        const char *why = run_end_why(run, i);
+        if (why) {
+            json_f64(&j, "ended_at", (double)run->task[i].end_at / run->m.ticks_per_sec);
+            json_str(&j, "end", why);
+        }
         if (s->qos.present)
             json_str(&j, "group",
                      s->qos.task_grp[i] < 0 ? "default" : s->qos.grp[s->qos.task_grp[i]]);
@@ -591,6 +597,26 @@ static void print_table(const struct run *run)
                        r->mon_rd_bw / 1e9);
             putchar('\n');
         }
+    /* Tasks that ran out early sat idle after: say when and why. */
+    int first = 1;
+    for (unsigned i = 0; i < s->ntask; i++) {
+        const char *why = run_end_why(run, i);
+        const struct run_prog *pg = &run->prog[i];
+        if (!why && !(s->task[i].is_live && s->task[i].out[0]))
+            continue;
+        printf(first ? "\n" : "");
+        first = 0;
+        if (why)
+            printf("%s: %s at %.3f ms; idle from then on", s->task[i].name,
+                   s->task[i].is_live ? why : "its trace ended",
+                   1e3 * (double)run->task[i].end_at / run->m.ticks_per_sec);
+        else
+            printf("%s: still running at the end, stopped there", s->task[i].name);
+        if (s->task[i].is_live && s->task[i].out[0])
+            printf(pg->kept ? "; its output is in %s" : "; its output, cut short, was not kept (%s)",
+                   s->task[i].out);
+        putchar('\n');
+    }
 }
 
 /* An output option names one file: a second one is a mistake, not an override. */
@@ -608,21 +634,33 @@ static int set_once(const char *opt, const char **slot, const char *v)
  * platform profile, a task's trace. */
 static int check_outputs(const struct ofile_name *out, size_t nout, const struct scen *s)
 {
-    struct ofile_name *in = calloc(s->ntask + 2, sizeof *in);
-    if (!in) {
+    struct ofile_name *in = calloc(2 * s->ntask + 2, sizeof *in);
+    struct ofile_name *all = calloc(nout + s->ntask, sizeof *all);
+    if (!in || !all) {
+        free(in);
+        free(all);
         cli_error("run", "out of memory");
         return 1;
     }
-    size_t nin = 0;
+    size_t nin = 0, nall = nout;
+    memcpy(all, out, nout * sizeof *out);
     in[nin++] = (struct ofile_name){"the scenario", s->file};
     if (s->plat.file[0])
         in[nin++] = (struct ofile_name){"the platform profile", s->plat.file};
-    for (unsigned i = 0; i < s->ntask; i++)
-        if (s->task[i].is_trace)
-            in[nin++] = (struct ofile_name){"the trace", s->task[i].trace};
+    for (unsigned i = 0; i < s->ntask; i++) {
+        const struct scen_task *t = &s->task[i];
+        if (t->is_trace)
+            in[nin++] = (struct ofile_name){"the trace", t->trace};
+        /* A live program's files: what it reads, and what it writes. */
+        if (t->is_live && t->in[0])
+            in[nin++] = (struct ofile_name){"a program's stdin", t->in};
+        if (t->is_live && t->out[0])
+            all[nall++] = (struct ofile_name){"a program's stdout", t->out};
+    }
     struct err e;
-    int rc = ofile_distinct(out, nout, in, nin, &e);
+    int rc = ofile_distinct(all, nall, in, nin, &e);
     free(in);
+    free(all);
     if (rc)
         cli_error("run", "%s", e.msg);
     return rc ? 2 : 0;
@@ -746,6 +784,11 @@ int cli_run(int argc, char **argv)
     int status = 0;
     if (rc || rs.fail) {
         cli_error("run", "%s", rs.fail ? "out of memory" : e.msg);
+        status = 1;
+    }
+    /* Programs' outputs first: the notes and the JSON say which were kept. */
+    if (!status && run_keep_outputs(&run, 1, &e)) {
+        cli_error("run", "%s", e.msg);
         status = 1;
     }
     if (!status && json)

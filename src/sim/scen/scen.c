@@ -93,6 +93,12 @@ static int load_program(struct scen_task *t, struct conf *c, struct conf_node *w
         snprintf(prog, sizeof prog, "%s", t->argv[0]);
     if ((rc = live_check(prog, found, sizeof found, e)))
         return conf_error(c, p->type == CONF_SEQ ? &p->kids[0] : p, e, "%s", e->msg);
+    /* The program found now is the one that runs, wherever qosim is. */
+    if (strchr(t->argv[0], '/')) {
+        free(t->argv[0]);
+        if (!(t->argv[0] = strdup(prog)))
+            return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    }
     if (in) {
         int fd = open(t->in, O_RDONLY | O_CLOEXEC);
         if (fd < 0)

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
@@ -149,13 +150,18 @@ static void live_child(const struct live_opts *o, int ringfd, const char *qemu,
         fprintf(stderr, "qosim: cannot enter %s: %s\n", o->dir, strerror(errno));
         _exit(127);
     }
+    /* As a shell's cd would: the environment, and so the guest's stack,
+     * is then the same wherever qosim was started. */
+    char cwd[PATH_MAX];
+    if (o->dir && getcwd(cwd, sizeof cwd))
+        setenv("PWD", cwd, 1);
     personality(ADDR_NO_RANDOMIZE);
     char parg[4200];
     snprintf(parg, sizeof parg, "%s,ring=%d", plugin, LIVE_FD);
     size_t n = 0;
     while (o->argv[n])
         n++;
-    char **av = calloc(n + 6, sizeof *av);
+    char **av = calloc(n + 8, sizeof *av);
     if (!av)
         _exit(127);
     av[0] = (char *)qemu;
@@ -163,10 +169,12 @@ static void live_child(const struct live_opts *o, int ringfd, const char *qemu,
     av[2] = LIVE_SEED;
     av[3] = "-plugin";
     av[4] = parg;
-    av[5] = (char *)prog;
+    /* The guest sees its name as it was written, as a shell would give it. */
+    av[5] = "-0";
+    av[6] = o->argv[0];
+    av[7] = (char *)prog;
     for (size_t i = 1; i < n; i++)
-        av[5 + i] = o->argv[i];
-    /* The guest sees its own name as argv[0], as the shell would give it. */
+        av[7 + i] = o->argv[i];
     execv(qemu, av);
     fprintf(stderr, "qosim: cannot run %s: %s\n", qemu, strerror(errno));
     _exit(127);
@@ -179,6 +187,10 @@ int live_start(struct live **out, const struct live_opts *o, struct err *e)
     int rc = live_check(o->argv[0], prog, sizeof prog, e);
     if (rc)
         return rc;
+    /* The child changes directory before QEMU opens the program. */
+    char abs[PATH_MAX];
+    if (realpath(prog, abs))
+        snprintf(prog, sizeof prog, "%s", abs);
     const char *plugin = live_plugin(), *q = live_qemu(qemu, sizeof qemu);
     uint64_t cap = o->ring ? o->ring : LIVE_RING;
     if (cap & (cap - 1))
@@ -257,7 +269,7 @@ static long live_end(struct live *l, struct err *e)
                  strsignal(WTERMSIG(s)));
     else
         snprintf(l->why, sizeof l->why, "exited with status %d", WEXITSTATUS(s));
-    if (!l->records && st != LIVE_END) {
+    if (!l->records) {
         /* No instruction ever ran: QEMU or the loader refused the program,
          * and said why on standard error. */
         l->failed = 1;
@@ -284,7 +296,7 @@ long live_read(struct live *l, struct trace_rec *r, size_t n, struct err *e)
             l->tail += k;
             l->records += k;
             __atomic_store_n(&g->tail, l->tail, __ATOMIC_SEQ_CST);
-            if (__atomic_load_n(&g->prod_waits, __ATOMIC_SEQ_CST)) {
+            if (__atomic_load_n(&g->prod_waits, __ATOMIC_SEQ_CST) && l->tail >= g->prod_need) {
                 __atomic_add_fetch(&g->tail_seq, 1, __ATOMIC_SEQ_CST);
                 futex(&g->tail_seq, FUTEX_WAKE, 1, NULL);
             }
@@ -327,6 +339,11 @@ int live_status(const struct live *l)
 uint64_t live_records(const struct live *l)
 {
     return l->records;
+}
+
+int live_pid(const struct live *l)
+{
+    return l->pid;
 }
 
 void live_stop(struct live *l)

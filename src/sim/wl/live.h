@@ -46,6 +46,8 @@ const char *live_why(const struct live *l);
 /* It exited by itself with status 0..255; -1 otherwise (signal, refused, still running). */
 int live_status(const struct live *l);
 uint64_t live_records(const struct live *l);
+/* The emulator's process id, which leads its process group with own_group. */
+int live_pid(const struct live *l);
 /* Stops the program if it still runs (SIGKILL to its process group) and frees l. */
 void live_stop(struct live *l);
 

@@ -37,6 +37,8 @@ struct live_ring {
     _Alignas(64) uint64_t head; /* records published */
     uint32_t head_seq;          /* futex word: bumped when head moves or the state changes */
     uint32_t prod_waits;        /* the producer sleeps (the ring is full) */
+    uint64_t prod_need;         /* ... until tail reaches this: half the ring free, so
+                                   that the two sides do not wake each other per batch */
     /* The consumer's line. */
     _Alignas(64) uint64_t tail; /* records consumed */
     uint32_t tail_seq;          /* futex word: bumped when tail moves */
