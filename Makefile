@@ -80,6 +80,11 @@ $(HELPERS): $(O)/tests/%: tests/unit/%.c $(O)/libqosim.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -o $@ $< $(O)/libqosim.a $(LDLIBS)
 
+# The stand-in for qemu-x86_64 that test_live drives the plugin with: it
+# exports the plugin API the plugin calls back into.
+$(O)/tests/fake_qemu: ALLCFLAGS += -I$(QEMU_PLUGIN_INC) -rdynamic
+$(O)/tests/test_live: $(O)/tests/fake_qemu $(O)/qemu/qosim-plugin.so
+
 # libFuzzer harnesses: clang. The library is compiled once with the
 # sanitizers and coverage, then linked into every harness.
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc -fno-sanitize-recover=all -MMD -MP

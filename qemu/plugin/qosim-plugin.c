@@ -70,7 +70,7 @@ static void wake(uint32_t *seq, uint32_t *waits)
 /* Everything before the current instruction goes to the consumer. */
 static void publish(uint64_t upto)
 {
-    if (upto == pubd)
+    if (upto <= pubd) /* a system call may have published past the current instruction */
         return;
     pubd = upto;
     __atomic_store_n(&ring->head, upto, __ATOMIC_RELEASE);
@@ -184,8 +184,10 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     }
 }
 
-/* A system call may block (a read from a pipe): what ran before it is
- * published first, so the core is never kept waiting on a sleeping guest. */
+/* A system call may block (a read from a pipe): what ran up to it is
+ * published first, so the core is never kept waiting on a sleeping guest.
+ * The system call instruction is complete already (it is no branch, so
+ * nothing about it waits for the next instruction) and has no access. */
 static void syscall_entry(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
                           uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
                           uint64_t a7, uint64_t a8)
@@ -193,7 +195,7 @@ static void syscall_entry(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, u
     (void)id, (void)vcpu, (void)num, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5, (void)a6,
         (void)a7, (void)a8;
     if (ring)
-        publish(last);
+        publish(w);
 }
 
 static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
