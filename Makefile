@@ -16,7 +16,7 @@ endif
 CFLAGS  ?= -O2 -g
 ALLCFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) $(SANFLAGS) \
             -Iinclude -Isrc -MMD -MP
-LDLIBS  = -llzma -lyaml -lm
+LDLIBS  = -llzma -lzstd -lyaml -lm
 
 LIB_SRC  := $(sort $(wildcard src/util/*.c src/sim/*.c src/sim/*/*.c src/hw/*.c src/drv/*.c))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
