@@ -27,14 +27,14 @@ static const char cachesim_help[] =
     "  --writeback=MODE       count (default: dirty victims are counted only, as\n"
     "                         cachegrind ignores them) or propagate (they write the\n"
     "                         next level)\n"
-    "  --format=FMT           lackey (default; champsim if the name contains\n"
-    "                         'champsim', din if it contains '.din'), champsim, din\n"
+    "  --format=FMT           lackey (default; qtr if the name contains '.qtr',\n"
+    "                         champsim if 'champsim', din if '.din'), champsim, din, qtr\n"
     "  --skip-bad             count malformed records and go on, instead of stopping\n"
     "  --json                 print one JSON object instead of the text summary\n"
     "  -o, --output FILE      write the summary to FILE instead of standard output\n"
     "                         (written whole or not at all; docs/cachesim.md)\n"
     "\n"
-    "FILE may be .xz-compressed; '-' reads standard input.\n";
+    "FILE may be .xz- or zstd-compressed; '-' reads standard input.\n";
 
 /* 1234567 -> "1,234,567", cachegrind's %,llu. */
 static const char *commas(uint64_t v, char *buf)
@@ -222,7 +222,8 @@ int cli_cachesim(int argc, char **argv)
             cfg.wb_propagate = !strcmp(v, "propagate");
         } else if ((v = cli_optval(argc, argv, &i, "--format", &missing))) {
             if (!trace_find(v)) {
-                cli_error("cachesim", "--format: unknown format '%s' (lackey, champsim or din)", v);
+                cli_error("cachesim",
+                          "--format: unknown format '%s' (lackey, champsim, din or qtr)", v);
                 return 2;
             }
             fmt = v;

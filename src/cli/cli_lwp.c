@@ -31,7 +31,7 @@ static const char usage[] =
     "Runs a workload under AMD Lightweight Profiling (docs/lwp.md) and prints the profile its\n"
     "event records give: hottest instructions, branches and their mispredict rates, DCache\n"
     "miss latencies and data addresses, and the events LWP missed.\n"
-    "  --trace FILE        a lackey, champsim or din trace, run once on CPU 0\n"
+    "  --trace FILE        a lackey, champsim, din or qtr trace, run once on CPU 0\n"
     "  --format FMT        the trace's format (default: from its name)\n"
     "  --platform P        a platform with LWP (default amd-lwp)\n"
     "  --scenario FILE     a scenario (docs/scenarios.md) on a platform with LWP\n"
@@ -206,7 +206,7 @@ static int parse(int argc, char **argv, struct opts *o)
     if (o->trace && o->task)
         return bad("--task picks a scenario's task; a trace is one task");
     if (o->format && !trace_find(o->format))
-        return bad("--format: unknown format '%s' (lackey, champsim or din)", o->format);
+        return bad("--format: unknown format '%s' (lackey, champsim, din or qtr)", o->format);
     if (!o->cfg.nev)
         return bad("give at least one --event (ir:N, br:N or dcm:N)");
     if (o->buffer / LWPL_RECORD < 2)

@@ -29,10 +29,26 @@ expect "champsim trace runs" 0 "$QOSIM" cachesim --json $G "$DATA/small.champsim
 same "champsim counts by hand" "$(counts "$TMP/out")" "3 2 2 2 2 2 1 0 0"
 expect "champsim .xz runs" 0 "$QOSIM" cachesim --json $G "$DATA/small.champsim.xz"
 same "champsim .xz = plain" "$(counts "$TMP/out")" "3 2 2 2 2 2 1 0 0"
+# small.lackey as qtr, encoded by hand (docs/traces.md, "qtr"): 24 80 40 is
+# I 1000 (zigzag 0x2000 from 0), 59 80 80 01 L 2000 from an empty slot, 04 I
+# 1004, 9a 00 S 2000 at the previous data address, 04 I 1008, da 80 40 M 3000
+# (+0x1000), 24 64 I 103e (+0x32), 5a 87 3f L 203c (-0xfc4).
+printf 'QTR\032\001\044\200\100\131\200\200\001\004\232\000\004\332\200\100\044\144\132\207\077' >"$TMP/small.qtr"
+expect "qtr trace runs" 0 "$QOSIM" cachesim --json $G "$TMP/small.qtr"
+same "qtr counts = lackey" "$(counts "$TMP/out")" "$want_small"
+has "format guessed from .qtr" "$TMP/out" '"format": "qtr"'
+zstd -q -c "$TMP/small.qtr" >"$TMP/small.qtr.zst"
+expect "zstd qtr runs" 0 "$QOSIM" cachesim --json $G "$TMP/small.qtr.zst"
+same "zstd qtr = plain" "$(counts "$TMP/out")" "$want_small"
+head -c 20 "$TMP/small.qtr" >"$TMP/trunc.qtr"
+expect "truncated qtr" 1 "$QOSIM" cachesim --skip-bad "$TMP/trunc.qtr"
+has "qtr truncation located" "$TMP/err" 'trunc.qtr:byte 19: truncated qtr item \(tag 0x24\): the stream ends after 1 of its bytes'
 "$QOSIM" cachesim --json $G - <"$DATA/small.lackey" >"$TMP/stdin.json"
 same "standard input via -" "$(counts "$TMP/stdin.json")" "$want_small"
 xz -c "$DATA/small.lackey" | "$QOSIM" cachesim --json $G - >"$TMP/xzstdin.json"
 same "xz on standard input" "$(counts "$TMP/xzstdin.json")" "$want_small"
+zstd -q -c "$DATA/small.lackey" | "$QOSIM" cachesim --json $G - >"$TMP/zststdin.json"
+same "zstd on standard input" "$(counts "$TMP/zststdin.json")" "$want_small"
 expect "--format=din on a file named otherwise" 0 "$QOSIM" cachesim --json --format din $G - <"$DATA/small.din"
 same "--format din counts" "$(counts "$TMP/out")" "$want_small"
 

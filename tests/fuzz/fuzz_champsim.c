@@ -12,7 +12,13 @@ static void check_rec(const struct trace_rec *r)
     FZ_CHECK(r->size == 1, "size %u", r->size);
     FZ_CHECK(r->addr != 0, "address 0");
     FZ_CHECK(r->kind == TREC_I || r->flags == 0, "flags %u on a data record", r->flags);
-    FZ_CHECK(!(r->flags & TREC_F_TAKEN) || (r->flags & TREC_F_BRANCH), "taken, not a branch");
+    FZ_CHECK(!(r->flags & ~(TREC_F_BRANCH | TREC_F_TAKEN | TREC_F_DIRECT | TREC_BR_MASK)),
+             "flags %u", r->flags);
+    FZ_CHECK(!(r->flags & ~TREC_F_BRANCH) || (r->flags & TREC_F_BRANCH), "flags %u, not a branch",
+             r->flags);
+    FZ_CHECK(TREC_BR(r->flags) <= TREC_BR_RET, "branch kind %u", TREC_BR(r->flags));
+    FZ_CHECK(!(r->flags & TREC_F_DIRECT) == (TREC_BR(r->flags) != TREC_BR_JMP),
+             "direct, not a jump (flags %u)", r->flags);
     FZ_CHECK(!(r->flags & TREC_F_DIRECT) || (r->flags & TREC_F_TAKEN), "a jump not taken");
 }
 
@@ -63,13 +69,30 @@ static void reference(const uint8_t *d, size_t n, struct fz_ref *ref)
             fz_ref_bad(ref, rec, -QOSIM_EPARSE, what);
             continue;
         }
-        /* ChampSim's direct jump: writes IP (26), reads no register but IP. */
-        int jmp = br && (p[10] == 26 || p[11] == 26);
-        for (int i = 12; i < 16; i++)
-            jmp &= !p[i] || p[i] == 26;
-        fz_ref_add(ref, ip, 1, TREC_I,
-                   (br ? TREC_F_BRANCH : 0) | (tk || jmp ? TREC_F_TAKEN : 0) |
-                       (jmp ? TREC_F_DIRECT : 0));
+        /* ChampSim's rule (inc/instruction.h) over the registers: SP 6,
+         * FLAGS 25, IP 26, anything else "other"; zero is no register. */
+        int wip = p[10] == 26 || p[11] == 26, wsp = p[10] == 6 || p[11] == 6;
+        int rip = 0, rsp = 0, rfl = 0, roth = 0;
+        for (int i = 12; i < 16; i++) {
+            rip |= p[i] == 26;
+            rsp |= p[i] == 6;
+            rfl |= p[i] == 25;
+            roth |= p[i] && p[i] != 26 && p[i] != 6 && p[i] != 25;
+        }
+        int kind = !wip                                   ? -1
+                   : !rsp && !rfl && !roth                ? TREC_BR_JMP
+                   : !rsp && !rip && !rfl && roth         ? TREC_BR_JMP_IND
+                   : !rsp && rip && !wsp && (rfl || roth) ? TREC_BR_COND
+                   : rsp && rip && wsp && !rfl            ? (roth ? TREC_BR_CALL_IND : TREC_BR_CALL)
+                   : rsp && !rip && wsp                   ? TREC_BR_RET
+                                                          : TREC_BR_OTHER;
+        unsigned fl = 0;
+        if (br) {
+            int forced = kind > 0 && kind != TREC_BR_COND; /* TREC_BR_OTHER is 0 */
+            fl = TREC_F_BRANCH | (tk || forced ? TREC_F_TAKEN : 0) |
+                 (kind == TREC_BR_JMP ? TREC_F_DIRECT : 0) | (kind > 0 ? TREC_F_BR(kind) : 0);
+        }
+        fz_ref_add(ref, ip, 1, TREC_I, fl);
         for (int i = 0; i < 4; i++)
             if (u64(p + 32 + 8 * i))
                 fz_ref_add(ref, u64(p + 32 + 8 * i), 1, TREC_L, 0);
@@ -87,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_order(&runs.big);
     check_order(&runs.skip);
     check_order(&runs.skip_big);
-    if (!fz_is_xz(data, size)) {
+    if (!fz_is_packed(data, size)) {
         struct fz_ref ref = {0};
         reference(data, size, &ref);
         fz_ref_check(&ref, &runs.big, &runs.skip_big, fz_plain.path, "record ");

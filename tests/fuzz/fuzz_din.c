@@ -104,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct fz_runs runs;
     fz_trace(data, size, &trace_din, check_rec, &runs);
-    if (!fz_is_xz(data, size) && size < (1u << 20) - 2) {
+    if (!fz_is_packed(data, size) && size < (1u << 20) - 2) {
         struct fz_ref ref = {0};
         reference(data, size, &ref);
         fz_ref_check(&ref, &runs.big, &runs.skip_big, fz_plain.path, "");

@@ -6,13 +6,14 @@
 # FAILED" (counts of harnesses) to build/results/fuzz (or $FUZZ_RESULTS). A
 # harness that is not built counts as failed. A crash input is kept under
 # build/fuzz/artifacts/. Exits non-zero if any failed.
-#   tests/fuzz/smoke.sh [HARNESS...]     (default: lackey champsim din geom config regs cbqri)
+#   tests/fuzz/smoke.sh [HARNESS...]     (default: lackey champsim din qtr champsim_rt geom config
+#                                          regs cbqri)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
 time=${FUZZ_TIME:-15}
 results=${FUZZ_RESULTS:-build/results/fuzz}
-harnesses=${*:-lackey champsim din geom config regs cbqri}
+harnesses=${*:-lackey champsim din qtr champsim_rt geom config regs cbqri}
 mkdir -p build/results
 pass=0 fail=0
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/qosim-fuzz-smoke.XXXXXX") || exit 2

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lzma.h>
+#include <zstd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,40 @@ static size_t xz_decodable(const uint8_t *in, size_t len)
     return total;
 }
 
+/* zstd of data, as zstd(1) writes it (with its checksum). */
+static uint8_t *zst_encode(const void *data, size_t len, size_t *out_len)
+{
+    size_t cap = ZSTD_compressBound(len);
+    uint8_t *out = malloc(cap);
+    assert_non_null(out);
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    assert_non_null(c);
+    assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1)));
+    *out_len = ZSTD_compress2(c, out, cap, data, len);
+    assert_false(ZSTD_isError(*out_len));
+    ZSTD_freeCCtx(c);
+    return out;
+}
+
+/* How many bytes a streaming decoder gets out of a damaged zstd input. */
+static size_t zst_decodable(const uint8_t *in, size_t len)
+{
+    ZSTD_DStream *d = ZSTD_createDStream();
+    assert_non_null(d);
+    static uint8_t out[1 << 16];
+    ZSTD_inBuffer ib = {in, len, 0};
+    size_t total = 0;
+    for (;;) {
+        ZSTD_outBuffer ob = {out, sizeof out, 0};
+        size_t r = ZSTD_decompressStream(d, &ob, &ib);
+        total += ob.pos;
+        if (ZSTD_isError(r) || (!ob.pos && ib.pos == ib.size))
+            break;
+    }
+    ZSTD_freeDStream(d);
+    return total;
+}
+
 /* A growing text buffer. */
 struct text {
     char *s;
@@ -320,11 +355,13 @@ static void test_registry(void **state)
     assert_ptr_equal(trace_at(0), &trace_lackey);
     assert_ptr_equal(trace_at(1), &trace_champsim);
     assert_ptr_equal(trace_at(2), &trace_din);
-    assert_null(trace_at(3));
+    assert_ptr_equal(trace_at(3), &trace_qtr);
+    assert_null(trace_at(4));
     assert_null(trace_at(1000));
     assert_ptr_equal(trace_find("lackey"), &trace_lackey);
     assert_ptr_equal(trace_find("champsim"), &trace_champsim);
     assert_ptr_equal(trace_find("din"), &trace_din);
+    assert_ptr_equal(trace_find("qtr"), &trace_qtr);
     assert_null(trace_find("Lackey"));
     assert_null(trace_find(""));
     assert_null(trace_find("dinero"));
@@ -337,6 +374,9 @@ static void test_registry(void **state)
     assert_string_equal(trace_guess("ls.din"), "din");
     assert_string_equal(trace_guess("ls.din.xz"), "din");
     assert_string_equal(trace_guess("ls.lackey"), "lackey");
+    assert_string_equal(trace_guess("ls.qtr"), "qtr");
+    assert_string_equal(trace_guess("/data/ls.qtr.zst"), "qtr");
+    assert_string_equal(trace_guess("gcc-champsim.qtr"), "qtr");
     assert_string_equal(trace_guess("-"), "lackey");
     assert_string_equal(trace_guess("trace.out"), "lackey");
 }
@@ -920,6 +960,146 @@ static void test_xz_truncated(void **state)
     free(t.s);
 }
 
+/* ---------------------------------------------------------------- zstd */
+
+static void test_zstd_round_trip(void **state)
+{
+    (void)state;
+    const char *body = "==3== hello\nI  1000,4\n L 2000,8\n\n S 3000,2\n M 4000,1";
+    size_t zlen;
+    uint8_t *z = zst_encode(body, strlen(body), &zlen);
+    struct result res = read_all(tmp_file("rt.lackey.zst", z, zlen), &trace_lackey, 0, 8);
+    assert_int_equal(res.rc, 0);
+    assert_int_equal(res.n, 4);
+    ASSERT_REC(res, 0, TREC_I, 0x1000, 4, 0);
+    ASSERT_REC(res, 1, TREC_L, 0x2000, 8, 0);
+    ASSERT_REC(res, 2, TREC_S, 0x3000, 2, 0);
+    ASSERT_REC(res, 3, TREC_M, 0x4000, 1, 0);
+    result_free(&res);
+
+    /* Recognised by content; frames concatenated (`cat a.zst b.zst`), an
+     * empty one among them, are one text, as for .xz. */
+    size_t z2len, z3len;
+    uint8_t *z2 = zst_encode("", 0, &z2len);
+    uint8_t *z3 = zst_encode("\nI  5000,4\n", 11, &z3len);
+    uint8_t *cat = malloc(zlen + z2len + z3len);
+    assert_non_null(cat);
+    memcpy(cat, z, zlen);
+    memcpy(cat + zlen, z2, z2len);
+    memcpy(cat + zlen + z2len, z3, z3len);
+    const char *path = tmp_file("cat.txt", cat, zlen + z2len + z3len);
+    for (size_t batch = TRACE_MIN_BATCH; batch <= 1024; batch *= 128) {
+        res = read_all(path, &trace_lackey, 0, batch);
+        assert_int_equal(res.rc, 0);
+        assert_int_equal(res.n, 5);
+        ASSERT_REC(res, 3, TREC_M, 0x4000, 1, 0);
+        ASSERT_REC(res, 4, TREC_I, 0x5000, 4, 0);
+        result_free(&res);
+    }
+    /* An empty frame alone is an empty trace. */
+    res = read_all(tmp_file("empty.zst", z2, z2len), &trace_lackey, 0, 8);
+    assert_int_equal(res.rc, 0);
+    assert_int_equal(res.n, 0);
+    result_free(&res);
+    free(cat);
+    free(z3);
+    free(z2);
+    free(z);
+
+    /* Three of the four magic bytes is plain text (and malformed). */
+    path = tmp_file("notzst.lackey", "\x28\xb5\x2f\n", 4);
+    res = read_all(path, &trace_lackey, 0, 8);
+    check_err(&res, -QOSIM_EPARSE, path, "1", "\"(\\xb5/\"");
+    result_free(&res);
+}
+
+static void test_zstd_corrupt(void **state)
+{
+    (void)state;
+    const char *body = "I  1000,4\n L 2000,8\n S 3000,2\n M 4000,1\n"
+                       "I  1004,4\n L 2008,8\n S 3002,2\n M 4001,1\n";
+    size_t zlen;
+    uint8_t *z = zst_encode(body, strlen(body), &zlen);
+    char want[128];
+
+    /* A flipped byte in the data: the frame's checksum no longer holds. */
+    z[zlen / 2] ^= 0x55;
+    const char *path = tmp_file("corrupt.lackey.zst", z, zlen);
+    for (int skip = 0; skip < 2; skip++) {
+        struct result res = read_all(path, &trace_lackey, skip, 8);
+        check_err(&res, -QOSIM_EXZ, path, "1", ": corrupt zstd data: ");
+        assert_int_equal(res.n, 0);
+        result_free(&res);
+    }
+    z[zlen / 2] ^= 0x55;
+
+    /* A damaged checksum, found once all the data has come. */
+    z[zlen - 1] ^= 0x01;
+    path = tmp_file("sum.lackey.zst", z, zlen);
+    struct result res = read_all(path, &trace_lackey, 0, 8);
+    snprintf(want, sizeof want,
+             ": corrupt zstd data: Restored data doesn't match checksum (within the first %zu "
+             "compressed bytes)",
+             zlen);
+    check_err(&res, -QOSIM_EXZ, path, "1", want);
+    result_free(&res);
+    z[zlen - 1] ^= 0x01;
+
+    /* Garbage after the frame: not the start of another. The message can
+     * only say where the bytes given to the failing decoder call end. */
+    uint8_t *g = malloc(zlen + 8);
+    assert_non_null(g);
+    memcpy(g, z, zlen);
+    memcpy(g + zlen, "garbage!", 8);
+    path = tmp_file("trail.lackey.zst", g, zlen + 8);
+    res = read_all(path, &trace_lackey, 0, 8);
+    snprintf(want, sizeof want,
+             ": corrupt zstd data: Unknown frame descriptor (within the first %zu compressed "
+             "bytes)",
+             zlen + 8);
+    check_err(&res, -QOSIM_EXZ, path, "9", want);
+    assert_int_equal(res.n, 8);
+    result_free(&res);
+    free(g);
+    free(z);
+}
+
+static void test_zstd_truncated(void **state)
+{
+    (void)state;
+    struct text t = {0};
+    for (int i = 0; i < 20000; i++)
+        text_add(&t, " L %x,%d\n", (unsigned)(rng_next(&rng_s) & 0xffffff), 1 + i % 8);
+    size_t zlen;
+    uint8_t *z = zst_encode(t.s, t.len, &zlen);
+    /* The error names the line where the data stops, and the bytes read.
+     * zstd delivers whole blocks of 128 KiB: a cut in the first gives no
+     * data, one in the second the first block, one in the checksum all. */
+    const size_t cuts[] = {4, 12, zlen / 8, zlen * 3 / 4, zlen - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        size_t got = zst_decodable(z, cuts[i]);
+        assert_true(i < 3 ? got == 0 : i == 4 ? got == t.len : got == 128 * 1024);
+        unsigned line = 1;
+        for (size_t j = 0; j < got; j++)
+            line += t.s[j] == '\n';
+        char where[16], want[96];
+        snprintf(where, sizeof where, "%u", line);
+        snprintf(want, sizeof want, ": truncated zstd stream (after %zu compressed bytes)",
+                 cuts[i]);
+        const char *path = tmp_file("trunc.lackey.zst", z, cuts[i]);
+        for (int skip = 0; skip < 2; skip++) {
+            for (size_t batch = TRACE_MIN_BATCH; batch <= 1024; batch *= 128) {
+                struct result res = read_all(path, &trace_lackey, skip, batch);
+                check_err(&res, -QOSIM_ETRUNC, path, where, want);
+                assert_true(res.n <= line - 1);
+                result_free(&res);
+            }
+        }
+    }
+    free(z);
+    free(t.s);
+}
+
 /* ---------------------------------------------------------------- din */
 
 static void test_din_kinds(void **state)
@@ -1123,7 +1303,6 @@ struct cs_rec {
     uint64_t dst[2], src[4];
     int regs;       /* use reg (else noise) */
     uint8_t reg[6]; /* destination_registers[2], source_registers[4] */
-    uint8_t direct; /* cs_expect: ChampSim calls it a direct jump */
 };
 
 static void put64(uint8_t *p, uint64_t v)
@@ -1132,9 +1311,14 @@ static void put64(uint8_t *p, uint64_t v)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* Register byte j (0-5) of record i: as given, or noise. */
+static uint8_t cs_reg(const struct cs_rec *r, size_t i, int j)
+{
+    return r[i].regs ? r[i].reg[j] : (uint8_t)(i * 7 + (size_t)j + 10);
+}
+
 /* Encodes records as ChampSim writes them; the register bytes get noise
- * unless given, which the reader must ignore (the noise never reads as a
- * direct jump's registers). */
+ * unless given, which the reader must classify as ChampSim would. */
 static uint8_t *cs_encode(const struct cs_rec *r, size_t n)
 {
     uint8_t *b = calloc(n ? n : 1, 64);
@@ -1145,13 +1329,50 @@ static uint8_t *cs_encode(const struct cs_rec *r, size_t n)
         p[8] = r[i].is_branch;
         p[9] = r[i].taken;
         for (int j = 10; j < 16; j++)
-            p[j] = r[i].regs ? r[i].reg[j - 10] : (uint8_t)(i * 7 + (size_t)j);
+            p[j] = cs_reg(r, i, j - 10);
         for (int j = 0; j < 2; j++)
             put64(p + 16 + 8 * j, r[i].dst[j]);
         for (int j = 0; j < 4; j++)
             put64(p + 32 + 8 * j, r[i].src[j]);
     }
     return b;
+}
+
+/* ChampSim's rule (its inc/instruction.h) on record i's registers: the
+ * branch flags it gives a branch. */
+static uint8_t cs_branch_flags(const struct cs_rec *r, size_t i)
+{
+    enum { SP = 6, FL = 25, IP = 26 };
+    unsigned w[32] = {0}, rd[32] = {0}, other = 0;
+    for (int j = 0; j < 2; j++)
+        if (cs_reg(r, i, j) < 32)
+            w[cs_reg(r, i, j)] = 1;
+    for (int j = 2; j < 6; j++) {
+        uint8_t g = cs_reg(r, i, j);
+        if (g == SP || g == FL || g == IP)
+            rd[g] = 1;
+        else if (g)
+            other = 1;
+    }
+    unsigned kind = 0, taken = r[i].taken;
+    if (!w[IP])
+        return (uint8_t)(TREC_F_BRANCH | (taken ? TREC_F_TAKEN : 0));
+    if (!rd[SP] && !rd[FL] && !other)
+        kind = TREC_BR_JMP;
+    else if (!rd[SP] && !rd[IP] && !rd[FL] && other)
+        kind = TREC_BR_JMP_IND;
+    else if (!rd[SP] && rd[IP] && !w[SP] && (rd[FL] || other))
+        kind = TREC_BR_COND;
+    else if (rd[SP] && rd[IP] && w[SP] && !rd[FL] && !other)
+        kind = TREC_BR_CALL;
+    else if (rd[SP] && rd[IP] && w[SP] && !rd[FL] && other)
+        kind = TREC_BR_CALL_IND;
+    else if (rd[SP] && !rd[IP] && w[SP])
+        kind = TREC_BR_RET;
+    if (kind != TREC_BR_OTHER && kind != TREC_BR_COND)
+        taken = 1;
+    return (uint8_t)(TREC_F_BRANCH | (taken ? TREC_F_TAKEN : 0) |
+                     (kind == TREC_BR_JMP ? TREC_F_DIRECT : 0) | TREC_F_BR(kind));
 }
 
 /* What the reader makes of good records. */
@@ -1162,10 +1383,7 @@ static size_t cs_expect(const struct cs_rec *r, size_t n, struct trace_rec *out)
         out[k++] = (struct trace_rec){.addr = r[i].ip,
                                       .size = 1,
                                       .kind = TREC_I,
-                                      .flags = (uint8_t)((r[i].is_branch ? TREC_F_BRANCH : 0) |
-                                                         (r[i].taken ? TREC_F_TAKEN : 0))};
-        if (r[i].direct)
-            out[k - 1].flags |= TREC_F_TAKEN | TREC_F_DIRECT;
+                                      .flags = r[i].is_branch ? cs_branch_flags(r, i) : 0};
         for (int j = 0; j < 4; j++)
             if (r[i].src[j])
                 out[k++] = (struct trace_rec){.addr = r[i].src[j], .size = 1, .kind = TREC_L};
@@ -1226,38 +1444,59 @@ static void test_champsim_kinds(void **state)
     free(b);
 }
 
-/* ChampSim's register numbers: stack pointer 6, flags 25, ip 26. */
-static void test_champsim_direct_jump(void **state)
+/* ChampSim's register numbers: stack pointer 6, flags 25, ip 26. Every
+ * kind of its rule, as its tracer writes them and in other spellings. */
+static void test_champsim_branch_kinds(void **state)
 {
     (void)state;
     const struct cs_rec r[] = {
         /* jmp rel: writes ip, reads ip (not taken in the file: made taken) */
-        {.ip = 0x1000, .is_branch = 1, .regs = 1, .reg = {26, 0, 26}, .direct = 1},
+        {.ip = 0x1000, .is_branch = 1, .regs = 1, .reg = {26, 0, 26}},
         /* the same reading nothing */
-        {.ip = 0x1004, .is_branch = 1, .taken = 1, .regs = 1, .reg = {0, 26}, .direct = 1},
-        /* jcc: reads the flags */
+        {.ip = 0x1004, .is_branch = 1, .taken = 1, .regs = 1, .reg = {0, 26}},
+        /* jcc: reads the flags and ip; not taken stays not taken */
         {.ip = 0x1008, .is_branch = 1, .taken = 1, .regs = 1, .reg = {26, 0, 26, 25}},
-        /* call: reads and writes the stack pointer */
-        {.ip = 0x100c, .is_branch = 1, .taken = 1, .regs = 1, .reg = {26, 6, 6, 26}},
+        {.ip = 0x100c, .is_branch = 1, .regs = 1, .reg = {26, 0, 25, 0, 26}},
+        /* jrcxz: reads ip and another register (ChampSim: conditional too) */
+        {.ip = 0x1010, .is_branch = 1, .regs = 1, .reg = {26, 0, 26, 2}},
+        /* call: reads and writes the stack pointer and ip */
+        {.ip = 0x1014, .is_branch = 1, .taken = 1, .regs = 1, .reg = {26, 6, 6, 26}},
+        /* call *%rax: also another register */
+        {.ip = 0x1018, .is_branch = 1, .regs = 1, .reg = {6, 26, 6, 26, 10}},
         /* jmp *%rax: reads another register */
-        {.ip = 0x1010, .is_branch = 1, .taken = 1, .regs = 1, .reg = {26, 0, 0, 0, 0, 1}},
+        {.ip = 0x101c, .is_branch = 1, .taken = 1, .regs = 1, .reg = {26, 0, 0, 0, 0, 1}},
+        /* ret: reads the stack pointer, writes it and ip */
+        {.ip = 0x1020, .is_branch = 1, .regs = 1, .reg = {26, 6, 6}},
+        /* other: writes ip with the flags and the stack pointer; keeps taken */
+        {.ip = 0x1024, .is_branch = 1, .regs = 1, .reg = {26, 0, 6, 25}},
+        {.ip = 0x1028, .is_branch = 1, .taken = 1, .regs = 1, .reg = {26, 0, 6, 25}},
+        /* a branch that does not write ip: its file flags, kind other */
+        {.ip = 0x102c, .is_branch = 1, .taken = 1, .regs = 1, .reg = {6, 0, 26}},
         /* not marked a branch: left alone */
-        {.ip = 0x1014, .regs = 1, .reg = {26}},
+        {.ip = 0x1030, .regs = 1, .reg = {26}},
     };
-    uint8_t *b = cs_encode(r, 6);
-    const char *path = tmp_file("jumps.champsim", b, 6 * 64);
+    size_t n = sizeof r / sizeof r[0];
+    uint8_t *b = cs_encode(r, n);
+    const char *path = tmp_file("jumps.champsim", b, 64 * n);
     struct result res = read_all(path, &trace_champsim, 0, 64);
     assert_int_equal(res.rc, 0);
-    assert_int_equal(res.n, 6);
+    assert_int_equal(res.n, n);
     const unsigned br = TREC_F_BRANCH, tk = TREC_F_TAKEN, dj = TREC_F_DIRECT;
-    ASSERT_REC(res, 0, TREC_I, 0x1000, 1, br | tk | dj);
-    ASSERT_REC(res, 1, TREC_I, 0x1004, 1, br | tk | dj);
-    ASSERT_REC(res, 2, TREC_I, 0x1008, 1, br | tk);
-    ASSERT_REC(res, 3, TREC_I, 0x100c, 1, br | tk);
-    ASSERT_REC(res, 4, TREC_I, 0x1010, 1, br | tk);
-    ASSERT_REC(res, 5, TREC_I, 0x1014, 1, 0);
-    struct trace_rec want[8];
-    struct result w = {.r = want, .n = cs_expect(r, 6, want)};
+    ASSERT_REC(res, 0, TREC_I, 0x1000, 1, br | tk | dj | TREC_F_BR(TREC_BR_JMP));
+    ASSERT_REC(res, 1, TREC_I, 0x1004, 1, br | tk | dj | TREC_F_BR(TREC_BR_JMP));
+    ASSERT_REC(res, 2, TREC_I, 0x1008, 1, br | tk | TREC_F_BR(TREC_BR_COND));
+    ASSERT_REC(res, 3, TREC_I, 0x100c, 1, br | TREC_F_BR(TREC_BR_COND));
+    ASSERT_REC(res, 4, TREC_I, 0x1010, 1, br | TREC_F_BR(TREC_BR_COND));
+    ASSERT_REC(res, 5, TREC_I, 0x1014, 1, br | tk | TREC_F_BR(TREC_BR_CALL));
+    ASSERT_REC(res, 6, TREC_I, 0x1018, 1, br | tk | TREC_F_BR(TREC_BR_CALL_IND));
+    ASSERT_REC(res, 7, TREC_I, 0x101c, 1, br | tk | TREC_F_BR(TREC_BR_JMP_IND));
+    ASSERT_REC(res, 8, TREC_I, 0x1020, 1, br | tk | TREC_F_BR(TREC_BR_RET));
+    ASSERT_REC(res, 9, TREC_I, 0x1024, 1, br | TREC_F_BR(TREC_BR_OTHER));
+    ASSERT_REC(res, 10, TREC_I, 0x1028, 1, br | tk | TREC_F_BR(TREC_BR_OTHER));
+    ASSERT_REC(res, 11, TREC_I, 0x102c, 1, br | tk);
+    ASSERT_REC(res, 12, TREC_I, 0x1030, 1, 0);
+    struct trace_rec want[16];
+    struct result w = {.r = want, .n = cs_expect(r, n, want)};
     assert_same_recs(&res, &w);
     result_free(&res);
     free(b);
@@ -1486,6 +1725,9 @@ int main(void)
         cmocka_unit_test(test_xz_round_trip),
         cmocka_unit_test(test_xz_corrupt),
         cmocka_unit_test(test_xz_truncated),
+        cmocka_unit_test(test_zstd_round_trip),
+        cmocka_unit_test(test_zstd_corrupt),
+        cmocka_unit_test(test_zstd_truncated),
         cmocka_unit_test(test_din_kinds),
         cmocka_unit_test(test_din_blank_lines),
         cmocka_unit_test(test_din_malformed),
@@ -1493,7 +1735,7 @@ int main(void)
         cmocka_unit_test(test_din_batches),
         cmocka_unit_test(test_din_stdin),
         cmocka_unit_test(test_champsim_kinds),
-        cmocka_unit_test(test_champsim_direct_jump),
+        cmocka_unit_test(test_champsim_branch_kinds),
         cmocka_unit_test(test_champsim_malformed),
         cmocka_unit_test(test_champsim_truncated),
         cmocka_unit_test(test_champsim_batches),

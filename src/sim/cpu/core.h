@@ -60,7 +60,7 @@ struct core_insn {
     uint64_t ip;              /* virtual */
     uint64_t next;            /* the next instruction's ip: a branch's target or fall-through */
     struct core_skip skipped; /* retired unseen since the observer's last call */
-    uint8_t flags;            /* TREC_F_BRANCH, TREC_F_TAKEN, TREC_F_DIRECT */
+    uint8_t flags;            /* TREC_F_BRANCH, TREC_F_TAKEN, TREC_F_DIRECT, the TREC_BR kind */
     uint8_t pred;             /* CORE_PRD_* on a branch */
     uint8_t nacc;             /* data accesses in acc */
     struct core_acc acc[CORE_MAX_ACC];

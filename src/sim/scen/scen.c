@@ -141,7 +141,7 @@ static int load_workload(struct scen_task *t, struct conf *c, struct conf_node *
         t->fmt = trace_find(fmt);
         if (!t->fmt)
             return conf_error(c, conf_get(w, "format") ? conf_get(w, "format") : w, e,
-                              "unknown trace format '%s' (lackey, champsim, din)", fmt);
+                              "unknown trace format '%s' (lackey, champsim, din, qtr)", fmt);
         /* A trace that cannot be opened is this file's error, found before the run. */
         struct trace tr;
         if (trace_open(&tr, t->trace, t->fmt, 0, e))

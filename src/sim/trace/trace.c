@@ -10,7 +10,8 @@
 #define TRACE_BUF (1u << 20) /* also the longest line a text trace may have */
 #define TRACE_PAD 64         /* zeros after the data: parsers may look a few bytes ahead */
 
-static const struct trace_ops *const trace_table[] = {&trace_lackey, &trace_champsim, &trace_din};
+static const struct trace_ops *const trace_table[] = {&trace_lackey, &trace_champsim, &trace_din,
+                                                      &trace_qtr};
 
 const struct trace_ops *trace_at(unsigned n)
 {
@@ -27,6 +28,8 @@ const struct trace_ops *trace_find(const char *name)
 
 const char *trace_guess(const char *path)
 {
+    if (strstr(path, ".qtr"))
+        return "qtr";
     if (strstr(path, "champsim"))
         return "champsim";
     if (strstr(path, ".din"))
@@ -58,6 +61,7 @@ int trace_reopen(struct trace *t, const char *path, struct err *e)
     char *buf = t->buf;
     size_t cap = t->cap;
     bsrc_close(&t->src);
+    free(t->priv);
     int rc = trace_open(t, path, t->ops, t->skip_bad, e);
     t->buf = buf;
     t->cap = cap;
@@ -74,6 +78,8 @@ void trace_close(struct trace *t)
     bsrc_close(&t->src);
     free(t->buf);
     t->buf = NULL;
+    free(t->priv);
+    t->priv = NULL;
 }
 
 int trace_text_more(struct trace *t)

@@ -2,7 +2,7 @@
  *
  * Every reader streams: it turns its input into batches of access records,
  * so memory use does not grow with the trace. Errors name the file and the
- * line (text) or record (binary) and what is wrong. */
+ * line (text), record (ChampSim) or byte (qtr) and what is wrong. */
 #ifndef QOSIM_SIM_TRACE_H
 #define QOSIM_SIM_TRACE_H
 
@@ -77,6 +77,7 @@ struct trace {
     size_t whole;
     size_t first; /* bytes read so far, while they lie from the buffer's start */
     int split;    /* a read landed elsewhere: first no longer holds */
+    void *priv;   /* a reader's own state; freed by trace_close and trace_reopen */
 };
 
 const struct trace_ops *trace_find(const char *name);
@@ -105,6 +106,6 @@ int trace_bad(struct trace *t, int code, const char *fmt, ...)
 /* Quotes up to the end of line for a message, escaping what is not printable. */
 void trace_quote(char *out, size_t cap, const char *s, const char *end);
 
-extern const struct trace_ops trace_lackey, trace_champsim, trace_din;
+extern const struct trace_ops trace_lackey, trace_champsim, trace_din, trace_qtr;
 
 #endif

@@ -8,37 +8,65 @@
  * carry no sizes: as in ChampSim, each address touches exactly its own line,
  * so every access is given size 1.
  *
- * A branch whose registers say "direct jump" by ChampSim's own rule (its
- * trace reader: writes the instruction pointer, reads neither the stack
- * pointer, the flags nor any other register but the instruction pointer)
- * is flagged TREC_F_DIRECT, and taken, as ChampSim makes it. */
+ * A branch's kind comes from its registers by ChampSim's own rule (its
+ * trace reader, inc/instruction.h), which looks at which of the stack
+ * pointer, the flags and the instruction pointer an instruction reads and
+ * writes, and whether it reads any other register. As in ChampSim, every
+ * kind but a conditional branch (and "other") is taken; a direct jump is
+ * also flagged TREC_F_DIRECT. A branch that does not write the instruction
+ * pointer keeps the file's flags, of kind TREC_BR_OTHER. */
+#include "champsim.h"
 #include "trace.h"
 
+#include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CHAMPSIM_REC     64
 #define CHAMPSIM_BATCH   1024
 #define CHAMPSIM_MAX_OUT 7 /* fetch + 4 loads + 2 stores */
 
-/* ChampSim's register numbers for what its branch rule looks at. */
-enum { CHAMPSIM_REG_SP = 6, CHAMPSIM_REG_FLAGS = 25, CHAMPSIM_REG_IP = 26 };
-
-static int champsim_direct_jump(const uint8_t *p)
+/* A branch's flags by ChampSim's rule: the kind, and taken where ChampSim
+ * makes it so; taken is the file's branch_taken. */
+static uint8_t champsim_branch(const uint8_t *p, int taken)
 {
-    int writes_ip = p[10] == CHAMPSIM_REG_IP || p[11] == CHAMPSIM_REG_IP;
-    for (int i = 12; i < 16; i++)
-        if (p[i] && p[i] != CHAMPSIM_REG_IP)
-            return 0; /* the stack pointer, the flags or another register */
-    return writes_ip;
+    int wip = 0, wsp = 0, rip = 0, rsp = 0, rfl = 0, rother = 0;
+    for (int i = CHAMPSIM_DST_REG; i < CHAMPSIM_DST_REG + CHAMPSIM_NDST; i++) {
+        wip |= p[i] == CHAMPSIM_REG_IP;
+        wsp |= p[i] == CHAMPSIM_REG_SP;
+    }
+    for (int i = CHAMPSIM_SRC_REG; i < CHAMPSIM_SRC_REG + CHAMPSIM_NSRC; i++) {
+        rip |= p[i] == CHAMPSIM_REG_IP;
+        rsp |= p[i] == CHAMPSIM_REG_SP;
+        rfl |= p[i] == CHAMPSIM_REG_FLAGS;
+        rother |= p[i] && p[i] != CHAMPSIM_REG_IP && p[i] != CHAMPSIM_REG_SP &&
+                  p[i] != CHAMPSIM_REG_FLAGS;
+    }
+    if (!wip) /* not a branch to ChampSim: the file's flags */
+        return (uint8_t)(TREC_F_BRANCH | (taken ? TREC_F_TAKEN : 0));
+    unsigned kind = TREC_BR_OTHER;
+    if (!rsp && !rfl && !rother)
+        kind = TREC_BR_JMP;
+    else if (!rsp && !rip && !rfl && rother)
+        kind = TREC_BR_JMP_IND;
+    else if (!rsp && rip && !wsp && (rfl || rother))
+        kind = TREC_BR_COND;
+    else if (rsp && rip && wsp && !rfl)
+        kind = rother ? TREC_BR_CALL_IND : TREC_BR_CALL;
+    else if (rsp && !rip && wsp)
+        kind = TREC_BR_RET;
+    if (kind != TREC_BR_OTHER && kind != TREC_BR_COND)
+        taken = 1;
+    return (uint8_t)(TREC_F_BRANCH | (taken ? TREC_F_TAKEN : 0) |
+                     (kind == TREC_BR_JMP ? TREC_F_DIRECT : 0) | TREC_F_BR(kind));
 }
 
-static uint64_t champsim_u64(const uint8_t *p)
+/* Whole words, not a byte at a time: this is most of a ChampSim run's
+ * reading. */
+static inline uint64_t champsim_u64(const uint8_t *p)
 {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return le64toh(v);
 }
 
 /* The reader keeps undecoded records in the text buffer fields. */
@@ -85,32 +113,28 @@ static long champsim_read(struct trace *t, struct trace_rec *r, size_t n)
         const uint8_t *p = (const uint8_t *)t->buf + t->pos;
         t->pos += CHAMPSIM_REC;
         t->line++;
-        uint64_t ip = champsim_u64(p);
-        if (p[8] > 1 || p[9] > 1 || (p[9] && !p[8]) || !ip) {
+        uint64_t ip = champsim_u64(p + CHAMPSIM_IP);
+        unsigned br = p[CHAMPSIM_IS_BRANCH], tk = p[CHAMPSIM_TAKEN];
+        if (br > 1 || tk > 1 || (tk && !br) || !ip) {
             int rc = trace_bad(t, -QOSIM_EPARSE,
                                "malformed ChampSim record at byte offset %llu: ip=0x%llx "
                                "is_branch=%u branch_taken=%u (ip must be non-zero, the flags 0 or "
                                "1, and only a branch can be taken)",
                                (unsigned long long)(t->line - 1) * CHAMPSIM_REC,
-                               (unsigned long long)ip, p[8], p[9]);
+                               (unsigned long long)ip, br, tk);
             if (rc)
                 return rc;
             continue;
         }
         r[k++] = (struct trace_rec){
-            .addr = ip,
-            .size = 1,
-            .kind = TREC_I,
-            .flags = (uint8_t)((p[8] ? TREC_F_BRANCH : 0) | (p[9] ? TREC_F_TAKEN : 0))};
-        if (p[8] && champsim_direct_jump(p))
-            r[k - 1].flags |= TREC_F_TAKEN | TREC_F_DIRECT;
-        for (int i = 0; i < 4; i++) {
-            uint64_t a = champsim_u64(p + 32 + 8 * i);
+            .addr = ip, .size = 1, .kind = TREC_I, .flags = br ? champsim_branch(p, tk) : 0};
+        for (int i = 0; i < CHAMPSIM_NSRC; i++) {
+            uint64_t a = champsim_u64(p + CHAMPSIM_SRC_MEM + 8 * i);
             if (a)
                 r[k++] = (struct trace_rec){.addr = a, .size = 1, .kind = TREC_L};
         }
-        for (int i = 0; i < 2; i++) {
-            uint64_t a = champsim_u64(p + 16 + 8 * i);
+        for (int i = 0; i < CHAMPSIM_NDST; i++) {
+            uint64_t a = champsim_u64(p + CHAMPSIM_DST_MEM + 8 * i);
             if (a)
                 r[k++] = (struct trace_rec){.addr = a, .size = 1, .kind = TREC_S};
         }
