@@ -823,15 +823,14 @@ static void test_lackey_stdin(void **state)
     assert_true(fcntl(STDIN_FILENO, F_GETFD) >= 0);
 }
 
-/* ---------------------------------------------------------------- .xz */
-
-static void test_xz_round_trip(void **state)
+/* A small Lackey text compressed by enc reads back whole; returns the
+ * compressed bytes for more checks. */
+static uint8_t *check_compressed(uint8_t *(*enc)(const void *, size_t, size_t *), const char *name,
+                                 size_t *zlen)
 {
-    (void)state;
     const char *body = "==3== hello\nI  1000,4\n L 2000,8\n\n S 3000,2\n M 4000,1";
-    size_t zlen;
-    uint8_t *z = xz_encode(body, strlen(body), &zlen);
-    struct result res = read_all(tmp_file("rt.lackey.xz", z, zlen), &trace_lackey, 0, 8);
+    uint8_t *z = enc(body, strlen(body), zlen);
+    struct result res = read_all(tmp_file(name, z, *zlen), &trace_lackey, 0, 8);
     assert_int_equal(res.rc, 0);
     assert_int_equal(res.n, 4);
     ASSERT_REC(res, 0, TREC_I, 0x1000, 4, 0);
@@ -839,6 +838,17 @@ static void test_xz_round_trip(void **state)
     ASSERT_REC(res, 2, TREC_S, 0x3000, 2, 0);
     ASSERT_REC(res, 3, TREC_M, 0x4000, 1, 0);
     result_free(&res);
+    return z;
+}
+
+/* ---------------------------------------------------------------- .xz */
+
+static void test_xz_round_trip(void **state)
+{
+    (void)state;
+    size_t zlen;
+    uint8_t *z = check_compressed(xz_encode, "rt.lackey.xz", &zlen);
+    struct result res;
 
     /* Recognised by content, whatever the name; two streams concatenated, as
      * `xz -c a b` writes them, are one text: here the first lacks the final
@@ -965,17 +975,9 @@ static void test_xz_truncated(void **state)
 static void test_zstd_round_trip(void **state)
 {
     (void)state;
-    const char *body = "==3== hello\nI  1000,4\n L 2000,8\n\n S 3000,2\n M 4000,1";
     size_t zlen;
-    uint8_t *z = zst_encode(body, strlen(body), &zlen);
-    struct result res = read_all(tmp_file("rt.lackey.zst", z, zlen), &trace_lackey, 0, 8);
-    assert_int_equal(res.rc, 0);
-    assert_int_equal(res.n, 4);
-    ASSERT_REC(res, 0, TREC_I, 0x1000, 4, 0);
-    ASSERT_REC(res, 1, TREC_L, 0x2000, 8, 0);
-    ASSERT_REC(res, 2, TREC_S, 0x3000, 2, 0);
-    ASSERT_REC(res, 3, TREC_M, 0x4000, 1, 0);
-    result_free(&res);
+    uint8_t *z = check_compressed(zst_encode, "rt.lackey.zst", &zlen);
+    struct result res;
 
     /* Recognised by content; frames concatenated (`cat a.zst b.zst`), an
      * empty one among them, are one text, as for .xz. */

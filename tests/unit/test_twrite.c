@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "sim/trace/twrite.h"
+#include "testlib.h"
 #include "util/rng.h"
 
 #include <fcntl.h>
@@ -27,16 +28,13 @@ static struct rng rng_s;
 static int group_setup(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/qosim-test-twrite-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return testlib_mkdtemp(tmpdir, sizeof tmpdir, "twrite");
 }
 
 static int group_teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd);
+    return testlib_rmtree(tmpdir);
 }
 
 static const char *tmp_path(const char *name)

@@ -3,6 +3,8 @@
 #define QOSIM_TESTLIB_H
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The message hay contains needle. */
@@ -19,5 +21,20 @@
         if (!(fabs(g_ / w_ - 1) <= (tol)))                                                         \
             fail_msg("%s = %g, want %g within %g%%", #got, g_, w_, (tol)*100);                     \
     } while (0)
+
+/* A test group's scratch directory, /tmp/qosim-test-NAME-XXXXXX: made by
+ * the group's setup, removed with what is in it by its teardown. */
+static inline int testlib_mkdtemp(char *dir, size_t cap, const char *name)
+{
+    snprintf(dir, cap, "/tmp/qosim-test-%s-XXXXXX", name);
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static inline int testlib_rmtree(const char *dir)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd);
+}
 
 #endif
