@@ -613,7 +613,8 @@ static void print_table(const struct run *run)
         else
             printf("%s: still running at the end, stopped there", s->task[i].name);
         if (s->task[i].is_live && s->task[i].out[0])
-            printf(pg->kept ? "; its output is in %s" : "; its output, cut short, was not kept (%s)",
+            printf(pg->kept ? "; its output is in %s"
+                            : "; its output, cut short, was not kept (%s)",
                    s->task[i].out);
         putchar('\n');
     }

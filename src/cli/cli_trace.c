@@ -384,10 +384,8 @@ static int trace_run_qemu(char **prog, struct ofile *o)
     struct tw *w = NULL;
     struct live *l = NULL;
     int out_is_stdout = ofile_is_stdout(o);
-    struct live_opts lo = {.argv = prog,
-                           .in_fd = isatty(0) ? -1 : 0,
-                           .out_fd = out_is_stdout ? 2 : 1,
-                           .own_group = 1};
+    struct live_opts lo = {
+        .argv = prog, .in_fd = isatty(0) ? -1 : 0, .out_fd = out_is_stdout ? 2 : 1, .own_group = 1};
     if (tw_open(&w, NULL, o->f, o->path, &e) || live_start(&l, &lo, &e)) {
         cli_error("trace", "%s", e.msg);
         tw_free(w);
@@ -455,8 +453,8 @@ static int trace_run_qemu(char **prog, struct ofile *o)
             "qosim trace: recorded '%s' into %s: %llu records, %llu instructions, %.1f MiB "
             "(%.2f bytes per instruction)\n",
             prog[0], strcmp(o->path, "-") ? o->path : "standard output",
-            (unsigned long long)rec.records, (unsigned long long)insns,
-            (double)bytes / 1048576.0, insns ? (double)bytes / (double)insns : 0.0);
+            (unsigned long long)rec.records, (unsigned long long)insns, (double)bytes / 1048576.0,
+            insns ? (double)bytes / (double)insns : 0.0);
     if (dropped)
         fprintf(stderr,
                 "qosim trace: note: %llu data addresses did not fit ChampSim's slots and were "
@@ -597,8 +595,9 @@ static int trace_dump(int argc, char **argv)
             cli_error("trace", "--format needs a value");
             return 2;
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("trace", "dump: unknown option '%s' (usage: qosim trace dump [--format F] "
-                               "FILE)",
+            cli_error("trace",
+                      "dump: unknown option '%s' (usage: qosim trace dump [--format F] "
+                      "FILE)",
                       argv[i]);
             return 2;
         } else if (path) {
@@ -616,8 +615,8 @@ static int trace_dump(int argc, char **argv)
         cli_error("trace", "--format '%s': unknown format", fmt);
         return 2;
     }
-    static const char *const br[] = {"other", "cond", "jmp", "jmp-ind", "call", "call-ind", "ret",
-                                     "?"};
+    static const char *const br[] = {"other", "cond",     "jmp", "jmp-ind",
+                                     "call",  "call-ind", "ret", "?"};
     struct trace t;
     struct err e;
     if (trace_open(&t, path, ops, 0, &e)) {

@@ -165,8 +165,8 @@ static void run_line(char *line, unsigned long it)
             struct qemu_plugin_insn *in = &tb->insn[tb->n++];
             in->addr = at;
             for (size_t k = 0; h[2 * k] && h[2 * k + 1]; k++)
-                in->bytes[in->len++] = (uint8_t)strtoul((char[]){h[2 * k], h[2 * k + 1], 0}, NULL,
-                                                        16);
+                in->bytes[in->len++] =
+                    (uint8_t)strtoul((char[]){h[2 * k], h[2 * k + 1], 0}, NULL, 16);
             at += in->len;
         }
         tb_trans(self_id, tb);
@@ -224,7 +224,7 @@ int main(int argc, char **argv)
         die("dlopen", dlerror());
     int (*install)(qemu_plugin_id_t, const qemu_info_t *, int, char **) =
         (int (*)(qemu_plugin_id_t, const qemu_info_t *, int, char **))dlsym(h,
-                                                                             "qemu_plugin_install");
+                                                                            "qemu_plugin_install");
     qemu_info_t info;
     memset(&info, 0, sizeof info);
     info.target_name = "x86_64";

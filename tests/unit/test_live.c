@@ -211,8 +211,7 @@ static void test_endings(void **state)
     expect_error("tb 1000 90|90\nx 1000\nx 1001\nsys\nkill 11\n", 0,
                  "killed by signal 11 (Segmentation fault)", 2);
     /* No instruction at all: the program did not start. */
-    expect_error("exit 1\n", 0, "the program did not start (the emulator exited with status 1",
-                 -1);
+    expect_error("exit 1\n", 0, "the program did not start (the emulator exited with status 1", -1);
     /* One instruction with more accesses than the ring holds. */
     expect_error("tb 1000 90\nx 1000\nloop 100\nl 2000+I*8 8\nend\nexit 0\n", 64,
                  "instruction at 0x1000 made more than 64 memory accesses", -1);

@@ -54,14 +54,15 @@ static unsigned max_classes(const struct plat *p)
  * program with no arguments may be a plain string. What it needs to start
  * (the program, QEMU, the plugin, its input) is checked here, so that a
  * program that cannot start is this line's error before anything runs. */
-static int load_program(struct scen_task *t, struct conf *c, struct conf_node *w,
-                        const char *base, struct err *e)
+static int load_program(struct scen_task *t, struct conf *c, struct conf_node *w, const char *base,
+                        struct err *e)
 {
     struct conf_node *p = conf_get(w, "program");
     unsigned n = p->type == CONF_SEQ ? p->nkids : 1;
     if (p->type == CONF_MAP || !n)
-        return conf_error(c, p, e, "expected the program and its arguments, as a list "
-                                   "([gzip, -c, FILE]) or one name");
+        return conf_error(c, p, e,
+                          "expected the program and its arguments, as a list "
+                          "([gzip, -c, FILE]) or one name");
     t->argv = calloc(n + 1, sizeof *t->argv);
     if (!t->argv)
         return err_set(e, -QOSIM_ENOMEM, "out of memory");
@@ -115,9 +116,9 @@ static int load_workload(struct scen_task *t, struct conf *c, struct conf_node *
     /* Both kinds' keys: synthetic ones beside a trace stay unread (unknown). */
     int rc = conf_expect(c, w, CONF_MAP, e);
     if (!rc)
-        rc = conf_keys(c, w, e, "trace", "format", "loop", "program", "stdin", "stdout",
-                       "pattern", "wss", "access", "stride", "zipf_alpha", "mem_ratio",
-                       "write_ratio", "code", "branch_ratio", "taken_ratio", NULL);
+        rc = conf_keys(c, w, e, "trace", "format", "loop", "program", "stdin", "stdout", "pattern",
+                       "wss", "access", "stride", "zipf_alpha", "mem_ratio", "write_ratio", "code",
+                       "branch_ratio", "taken_ratio", NULL);
     if (rc)
         return rc;
     t->line = w->line;

@@ -120,15 +120,15 @@ int live_check(const char *name, char *prog, size_t cap, struct err *e)
                        "[sh, %s])",
                        name, prog);
     if (got < 20 || memcmp(h, "\177ELF", 4) || h[4] != 2 || h[5] != 1 || h[18] != 62 || h[19])
-        return err_set(e, -QOSIM_EINVAL, "program '%s' (%s) is not an x86-64 ELF executable",
-                       name, prog);
+        return err_set(e, -QOSIM_EINVAL, "program '%s' (%s) is not an x86-64 ELF executable", name,
+                       prog);
     return 0;
 }
 
 /* The child: the ring on LIVE_FD, its standard input and output, the same
  * address space layout every run, and no life beyond qosim's. */
-static void live_child(const struct live_opts *o, int ringfd, const char *qemu,
-                       const char *plugin, const char *prog, pid_t parent)
+static void live_child(const struct live_opts *o, int ringfd, const char *qemu, const char *plugin,
+                       const char *prog, pid_t parent)
 {
     if (o->own_group)
         setpgid(0, 0);

@@ -15,12 +15,12 @@
 #include <stdint.h>
 
 struct live_opts {
-    char *const *argv;  /* the program (a path, or a name looked up on PATH) and its arguments */
-    const char *dir;    /* its working directory; NULL: qosim's */
-    int in_fd, out_fd;  /* its standard input and output; -1: /dev/null */
-    uint64_t ring;      /* ring size in records (a power of two); 0: LIVE_RING */
-    int own_group;      /* in a process group of its own (Ctrl-C reaches qosim only) */
-    const char *label;  /* what messages after the start begin with ("task gzip"); NULL: none */
+    char *const *argv; /* the program (a path, or a name looked up on PATH) and its arguments */
+    const char *dir;   /* its working directory; NULL: qosim's */
+    int in_fd, out_fd; /* its standard input and output; -1: /dev/null */
+    uint64_t ring;     /* ring size in records (a power of two); 0: LIVE_RING */
+    int own_group;     /* in a process group of its own (Ctrl-C reaches qosim only) */
+    const char *label; /* what messages after the start begin with ("task gzip"); NULL: none */
 };
 
 #define LIVE_RING (1u << 20)
