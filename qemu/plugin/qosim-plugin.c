@@ -54,6 +54,9 @@ static uint64_t room;   /* w may grow up to this before the ring is full */
 static uint64_t last;   /* the current instruction's record; published up to it */
 static uint64_t pubd;   /* head as last published */
 static uint64_t expect; /* the fall-through of the current instruction */
+/* Instructions written: copied to ring->insns at the end only, since that
+ * shares its cache line with the state, which a waiting consumer reads. */
+static uint64_t insns;
 static uint8_t last_branch;
 
 static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *ts)
@@ -136,7 +139,7 @@ static void insn_exec(unsigned int vcpu, void *udata)
     r->pad = 0;
     expect = in->addr + in->len;
     last_branch = in->flags;
-    ring->insns++;
+    insns++;
 }
 
 static void mem_exec(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
@@ -244,6 +247,7 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
              "program",
              vcpu);
     publish(last);
+    ring->insns = insns;
     __atomic_store_n(&ring->state, LIVE_FAIL, __ATOMIC_RELEASE);
     wake(&ring->head_seq, &ring->cons_waits);
     kill(getpid(), SIGKILL);
@@ -256,6 +260,7 @@ static void at_exit(qemu_plugin_id_t id, void *p)
     if (!ring)
         return;
     publish(w);
+    ring->insns = insns;
     __atomic_store_n(&ring->state, LIVE_END, __ATOMIC_RELEASE);
     wake(&ring->head_seq, &ring->cons_waits);
 }
