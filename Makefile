@@ -138,6 +138,7 @@ bench: all $(O)/bench/bench_lwp
 	bench/cachesim.sh
 	bench/platform.sh
 	$(O)/bench/bench_lwp
+	bench/live.sh
 
 # C benchmarks of the library (bench/bench_*.c), never part of `all`.
 $(O)/bench/%: bench/%.c $(O)/libqosim.a
@@ -170,7 +171,7 @@ help:
 	@echo "make demo       the noisy-neighbour scenario: table and plot (build/demo/)"
 	@echo "make demo-cachegrind  record 'sort' with valgrind, replay it, compare with cachegrind"
 	@echo "make demo-live  bzip2 and STREAM triads live under QEMU, with and without CAT"
-	@echo "make bench      cachesim, full-platform and LWP benchmarks (bench/)"
+	@echo "make bench      cachesim, full-platform, LWP and live-program benchmarks (bench/)"
 	@echo "make fuzz       build the libFuzzer harnesses (build/fuzz/)"
 	@echo "make format     apply .clang-format"
 
