@@ -94,10 +94,12 @@ records() { sed -n 's/^qosim trace: recorded .*: \([0-9]*\) records.*/\1/p' "$1.
 insns() { sed -n 's/^qosim trace: recorded .* records, \([0-9]*\) instructions.*/\1/p' "$1.err"; }
 verdict() { awk "BEGIN { exit !($1) }" && echo "met" || echo "**not met**"; }
 fail=0
-load=$(cut -d' ' -f1-3 /proc/loadavg)
+# The machine may be shared: the load average is printed with each part.
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 host="$(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
 
 echo "bench: 1/4 capture speed (lackey takes a few minutes)..." >&2
+load1=$(loadavg)
 rm -f ./*.t
 tm lk62 "$Q" trace record -o g.lackey -- "${GZIP[@]}"
 for _ in $(seq "$RUNS"); do
@@ -140,6 +142,8 @@ row() { # LABEL WHAT FILE COMMAND
 }
 echo "### Capture: \`qosim trace record\`"
 echo
+echo "Load average (1, 5, 15 min) when this part started: $load1; when it ended: $(loadavg)."
+echo
 echo "| program | command | M records | median wall s | CPU s | M records/s | MiB | bytes/instr. |"
 echo "|---|---|---|---|---|---|---|---|"
 printf '| gzip 62 KB, lackey (1 run) | `%s` | %s | %s | %s | %s | %s | %s |\n' "qosim trace record -o g.lackey -- ${GZIP[*]}" \
@@ -179,6 +183,7 @@ echo
 rm -f g.lackey g.champsim.xz s4.qtr g3c.qtr s4c.qtr # g.champsim: for part 4
 
 echo "bench: 2/4 live vs replay..." >&2
+load2=$(loadavg)
 scen() { # NAME DURATION WORKLOAD
     cat >"$1.yaml" <<EOF
 platform: intel-xeon
@@ -206,6 +211,8 @@ for _ in $(seq "$BIG_RUNS"); do
 done
 echo "### Live vs replay: \`qosim run\`, one task on intel-xeon"
 echo
+echo "Load average (1, 5, 15 min) when this part started: $load2; when it ended: $(loadavg)."
+echo
 echo "| workload | command | simulated instr. | median wall s | M instr./s | median CPU s | M instr./CPU s |"
 echo "|---|---|---|---|---|---|---|"
 lr() { # LIVE REPLAY WHAT DURATION
@@ -226,7 +233,8 @@ echo "Scenarios: \`platform: intel-xeon\`, one task on cpu 0, \`interval: 1ms\`,
 echo "\`workload: {program: $(yl "${GZIP[@]}")}\` (5 ms: the whole run) or"
 echo "\`{program: $(yl "${GZIP3[@]}")}\` (100 ms: it is still running at the end), and the same"
 echo "with \`workload: {trace: g.qtr, loop: false}\` / \`{trace: g3.qtr, loop: false}\`, recorded above;"
-echo "$RUNS and $BIG_RUNS runs, interleaved. CPU: user + system time of qosim and, live, QEMU on the other core."
+echo "$RUNS and $BIG_RUNS runs, interleaved. CPU: user + system time of qosim and, live, QEMU; a live run's"
+echo "CPU time near its wall time means that its two processes had one core between them."
 echo "Live as a share of replay, simulated instructions per host second (target: at least 80%):"
 for p in "live62 replay62 gzip 62 KB" "live3 replay3 gzip 3 MB"; do
     # shellcheck disable=SC2086 # five words
@@ -253,6 +261,7 @@ fi
 rm -f g3.qtr
 
 echo "bench: 3/4 record + cachesim vs cachegrind..." >&2
+load3=$(loadavg)
 for _ in $(seq "$RUNS"); do
     tm e2e_rec "$Q" trace record --engine qemu -o e.qtr -- "${GZIP[@]}"
     tm e2e_sim "$Q" cachesim "${GEOM[@]}" e.qtr
@@ -260,6 +269,8 @@ for _ in $(seq "$RUNS"); do
 done
 tsum=$(calc "%.3f" "$(med e2e_rec) + $(med e2e_sim)")
 echo "### End to end: record and simulate vs cachegrind (gzip 62 KB)"
+echo
+echo "Load average (1, 5, 15 min) when this part started: $load3; when it ended: $(loadavg)."
 echo
 echo "| step | command | median wall s | CPU s |"
 echo "|---|---|---|---|"
@@ -274,6 +285,7 @@ echo
 rm -f e.qtr
 
 echo "bench: 4/4 the ChampSim reader, old and new..." >&2
+load4=$(loadavg)
 OLDQ=${OLD:-}
 if [ -z "$OLDQ" ]; then
     OLDQ=$CACHE/qosim-$OLD_COMMIT/build/qosim
@@ -311,6 +323,8 @@ if command -v perf >/dev/null; then
 fi
 echo "### The ChampSim reader, $OLD_COMMIT vs now"
 echo
+echo "Load average (1, 5, 15 min) when this part started: $load4; when it ended: $(loadavg)."
+echo
 echo "Trace: the ChampSim recording above (\`qosim trace record --engine qemu -o g.champsim -- ${GZIP[*]}\`),"
 echo "$(calc "%.1f" "$(stat -c %s g.champsim) / 1048576") MiB, $(calc "%.2f" "$(stat -c %s g.champsim) / 64 / 1e6") M instructions (page cache warm)."
 echo
@@ -323,5 +337,5 @@ echo "champ.yaml: one task on intel-xeon, \`workload: {trace: g.champsim, loop: 
 echo "($(calc "%.1f" "$n / 1e6") M instructions simulated). Shares: \`perf record -e cpu-clock -F 2999\`,"
 echo "\`perf report --no-children --sort symbol\`, one run each. $RUNS runs each, interleaved."
 echo
-echo "host: $host; load average at the start: $load, at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "host: $host"
 [ "$fail" = 0 ] || { echo "bench: a check failed (see **DIFFERENT** above)" >&2; exit 1; }
