@@ -54,6 +54,20 @@ fixed() {
         exec env -i "${e[@]}" "$@" <"$in" >"$out" 2>"$err"
     )
 }
+# qfixed ENV IN OUT ERR CMD...: CMD (a qosim command running QEMU) with a
+# plain environment, and QEMU, so the program, with exactly the one in the
+# array named ENV. (Given to qosim itself, valgrind's LD_PRELOAD would load
+# its preload library into qosim, which the sanitizer build refuses.)
+QWRAP=$TMP/qemu-env
+printf '#!/bin/bash\nmapfile -t E <"$QENV"\nexec env -i "${E[@]}" %s "$@"\n' "$(command -v qemu-x86_64)" >"$QWRAP"
+chmod +x "$QWRAP"
+qfixed() {
+    local -n q=$1
+    printf '%s\n' "${q[@]}" >"$TMP/qenv.$1"
+    # shellcheck disable=SC2034
+    local QBASE=(PATH=/usr/bin:/bin "QOSIM_QEMU=$QWRAP" "QENV=$TMP/qenv.$1")
+    fixed QBASE "${@:2}"
+}
 # The records of a Lackey-text trace by kind: "I L S M".
 kinds() { awk '{ n[$1]++ } END { print n["I"] + 0, n["L"] + 0, n["S"] + 0, n["M"] + 0 }' "$1"; }
 # The first store's offset in its page: the return address the dynamic
@@ -98,7 +112,7 @@ VG=(LD_PRELOAD= PATH=/usr/bin:/bin LC_ALL=C TZ=UTC
 # What valgrind makes of it: the QEMU runs' environment, reversed.
 fixed VG /dev/null "$TMP/vgenv" "$TMP/err" valgrind -q --tool=none /usr/bin/env
 mapfile -t QE < <(tac "$TMP/vgenv")
-fixed QE /dev/null "$TMP/qenv" "$TMP/err" "$QOSIM" trace record --engine qemu -o "$TMP/env.qtr" -- /usr/bin/env
+qfixed QE /dev/null "$TMP/qenv" "$TMP/err" "$QOSIM" trace record --engine qemu -o "$TMP/env.qtr" -- /usr/bin/env
 if [ -s "$TMP/vgenv" ] && cmp -s "$TMP/vgenv" "$TMP/qenv"; then
     ok "the program sees the same environment under both engines"
 else
@@ -107,7 +121,7 @@ else
 fi
 # ... and the same CPU, as far as glibc's choices go.
 fixed VG /dev/null "$TMP/vgdiag" "$TMP/err" valgrind -q --tool=none $LDSO --list-diagnostics
-fixed QE /dev/null "$TMP/qdiag" "$TMP/err" "$QOSIM" trace record --engine qemu -o "$TMP/diag.qtr" -- \
+qfixed QE /dev/null "$TMP/qdiag" "$TMP/err" "$QOSIM" trace record --engine qemu -o "$TMP/diag.qtr" -- \
     $LDSO --list-diagnostics
 pick='^(dl_platform|dl_hwcap|dl_hwcaps_subdirs_active|x86\.cpu_features\.(basic\.|preferred\.|isa_1|xsave_state|data_cache_size|shared_cache_size|non_temporal_threshold|rep_))'
 grep -E "$pick" "$TMP/vgdiag" >"$TMP/vgcpu"
@@ -145,7 +159,7 @@ for spec in "${progs[@]}"; do
         --cachegrind-out-file="$TMP/cg.out" "${argv[@]}"
     # The stacks' offsets in their pages, from the first records of each.
     fixed VG "$in" /dev/null "$TMP/err" "$QOSIM" trace record --max-records 20 -o "$TMP/vp.lackey" -- "${argv[@]}"
-    fixed QE "$in" /dev/null "$TMP/err" "$QOSIM" trace record --engine qemu --max-records 20 \
+    qfixed QE "$in" /dev/null "$TMP/err" "$QOSIM" trace record --engine qemu --max-records 20 \
         -o "$TMP/qp.lackey" -- "${argv[@]}"
     v=$(stack_off "$TMP/vp.lackey")
     pad=$(((0x$(stack_off "$TMP/qp.lackey") - 0x$v) & 4095))
@@ -154,7 +168,7 @@ for spec in "${progs[@]}"; do
         [ "$kv" = AGREE_PAD= ] && kv=AGREE_PAD=$(printf "%${pad}s" "" | tr ' ' x)
         QP+=("$kv")
     done
-    fixed QP "$in" /dev/null "$TMP/qm.err" "$QOSIM" trace record --engine qemu -o "$TMP/$name.q.lackey" -- "${argv[@]}"
+    qfixed QP "$in" /dev/null "$TMP/qm.err" "$QOSIM" trace record --engine qemu -o "$TMP/$name.q.lackey" -- "${argv[@]}"
     qrc=$?
     wait "$lk"
     lrc=$?
