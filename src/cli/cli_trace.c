@@ -11,6 +11,7 @@
 #include "util/conf.h"
 #include "util/err.h"
 #include "util/ofile.h"
+#include "util/path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,23 +57,8 @@ static const char trace_help[] =
 /* The first executable NAME on PATH, as execvp would find it; NULL if none. */
 static char *find_on_path(const char *name)
 {
-    if (strchr(name, '/'))
-        return access(name, X_OK) ? NULL : strdup(name);
-    const char *path = getenv("PATH");
-    if (!path)
-        return NULL;
-    for (const char *p = path; *p;) {
-        const char *c = strchr(p, ':');
-        size_t n = c ? (size_t)(c - p) : strlen(p);
-        char buf[4096];
-        if (n && n + strlen(name) + 2 < sizeof buf) {
-            snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, name);
-            if (!access(buf, X_OK))
-                return strdup(buf);
-        }
-        p += n + (c != NULL);
-    }
-    return NULL;
+    char buf[4096];
+    return path_which(name, buf, sizeof buf) ? NULL : strdup(buf);
 }
 
 /* The valgrind to run: $QOSIM_VALGRIND, or the first on PATH; NULL if none. */

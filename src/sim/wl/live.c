@@ -1,5 +1,6 @@
 #include "live.h"
 #include "live_ring.h"
+#include "util/path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,32 +40,6 @@ static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *t
     return syscall(SYS_futex, word, op, val, ts, NULL, 0);
 }
 
-/* The first executable NAME on PATH, as execvp would find it. */
-static int live_which(const char *name, char *out, size_t cap)
-{
-    if (strchr(name, '/')) {
-        if (access(name, X_OK))
-            return -1;
-        snprintf(out, cap, "%s", name);
-        return 0;
-    }
-    const char *path = getenv("PATH");
-    if (!path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    for (const char *p = path; *p;) {
-        const char *c = strchr(p, ':');
-        size_t n = c ? (size_t)(c - p) : strlen(p);
-        struct stat st;
-        if (n && n + strlen(name) + 2 < cap) {
-            snprintf(out, cap, "%.*s/%s", (int)n, p, name);
-            if (!access(out, X_OK) && !stat(out, &st) && S_ISREG(st.st_mode))
-                return 0;
-        }
-        p += n + (c != NULL);
-    }
-    return -1;
-}
-
 const char *live_plugin(void)
 {
     static char path[4096];
@@ -85,7 +60,7 @@ static const char *live_qemu(char *out, size_t cap)
     const char *env = getenv("QOSIM_QEMU");
     if (env && *env)
         return access(env, X_OK) ? NULL : env;
-    return live_which("qemu-x86_64", out, cap) ? NULL : out;
+    return path_which("qemu-x86_64", out, cap) ? NULL : out;
 }
 
 int live_check(const char *name, char *prog, size_t cap, struct err *e)
@@ -101,7 +76,7 @@ int live_check(const char *name, char *prog, size_t cap, struct err *e)
                        "qemu/qosim-plugin.so beside the qosim binary); run 'make'");
     if (!*name)
         return err_set(e, -QOSIM_EINVAL, "the program's name is empty");
-    if (live_which(name, prog, cap))
+    if (path_which(name, prog, cap))
         return err_set(e, -QOSIM_ENOENT, "program '%s' not found%s", name,
                        strchr(name, '/') ? " or not executable" : " on PATH");
     /* The emulator runs x86-64 ELF executables only: say so here, not
