@@ -44,3 +44,29 @@ col() {
         if ($2 ~ /^[0-9.]+$/) o = 1; else { cur = $1; o = 2 }
         if (cur == ph && $o == t) print $(o + n) }' "$1"
 }
+
+# For the tests that compare two runs of an outside program (valgrind, QEMU),
+# which must see the same world to run the same instructions:
+# fixed ENV IN OUT ERR CMD...: CMD with descriptors 0-2 only (IN, OUT, ERR;
+# nothing inherited from whoever started the test), in $TMP/cwd, with
+# exactly the environment in the array named ENV.
+fixed() {
+    local -n e=$1
+    local in=$2 out=$3 err=$4
+    shift 4
+    (
+        for f in "/proc/$BASHPID/fd/"*; do
+            fd=${f##*/}
+            [ "$fd" -gt 2 ] && [ -e "$f" ] && exec {fd}>&-
+        done
+        cd "$TMP/cwd" || exit 1
+        exec env -i "${e[@]}" "$@" <"$in" >"$out" 2>"$err"
+    )
+}
+# The nine counts of a cachegrind output file, and of cachesim --json, in
+# the same order.
+cg_counts() { sed -n 's/^summary: //p' "$1" | awk '{ $1 = $1; print }'; }
+q_counts() {
+    awk -F'[":, ]+' '{ v[$2] = $3 } END {
+        print v["Ir"], v["I1mr"], v["ILmr"], v["Dr"], v["D1mr"], v["DLmr"], v["Dw"], v["D1mw"], v["DLmw"] }'
+}

@@ -39,21 +39,6 @@ done
 LDSO=/lib64/ld-linux-x86-64.so.2
 [ -x $LDSO ] || { notok "$LDSO available" "an x86-64 glibc system is needed"; exit 0; }
 
-# fixed ENV IN OUT ERR CMD...: CMD with exactly the environment in the array
-# named ENV.
-fixed() {
-    local -n e=$1
-    local in=$2 out=$3 err=$4
-    shift 4
-    (
-        for f in "/proc/$BASHPID/fd/"*; do
-            fd=${f##*/}
-            [ "$fd" -gt 2 ] && [ -e "$f" ] && exec {fd}>&-
-        done
-        cd "$TMP/cwd" || exit 1
-        exec env -i "${e[@]}" "$@" <"$in" >"$out" 2>"$err"
-    )
-}
 # qfixed ENV IN OUT ERR CMD...: CMD (a qosim command running QEMU) with a
 # plain environment, and QEMU, so the program, with exactly the one in the
 # array named ENV. (Given to qosim itself, valgrind's LD_PRELOAD would load
@@ -73,11 +58,6 @@ kinds() { awk '{ n[$1]++ } END { print n["I"] + 0, n["L"] + 0, n["S"] + 0, n["M"
 # The first store's offset in its page: the return address the dynamic
 # loader's entry pushes, just below the initial stack pointer.
 stack_off() { awk '$1 == "S" { split($2, a, ","); print substr(a[1], length(a[1]) - 2); exit }' "$1"; }
-cg_counts() { sed -n 's/^summary: //p' "$1" | awk '{ $1 = $1; print }'; }
-q_counts() {
-    awk -F'[":, ]+' '{ v[$2] = $3 } END {
-        print v["Ir"], v["I1mr"], v["ILmr"], v["Dr"], v["D1mr"], v["DLmr"], v["Dw"], v["D1mw"], v["DLmw"] }'
-}
 # within NAME Q V TOL: |Q - V| <= TOL * V, figure by figure.
 within() {
     local name=$1 tol=$4 i bad="" qa va
@@ -103,7 +83,7 @@ for c in matmul hash; do
     cc -O2 -o "$TMP/bin/$c" "$progs_src/$c.c" 2>"$TMP/err" || notok "build $c" "$(head -5 "$TMP/err")"
 done
 
-# The settings, for valgrind's runs (fixed reads the arrays by name).
+# The settings, for valgrind's runs (lib.sh's fixed reads the arrays by name).
 # shellcheck disable=SC2034
 VG=(LD_PRELOAD= PATH=/usr/bin:/bin LC_ALL=C TZ=UTC
     "QEMU_CPU=Haswell-noTSX,stepping=3,-pcid,-x2apic,-tsc-deadline,-invpcid,-xsaveopt"

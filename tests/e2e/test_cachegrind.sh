@@ -41,27 +41,10 @@ fi
 # cache line from run to run, and D1/LL miss counts that differ by one or two.
 # An LD_PRELOAD already in the environment is extended where it stands, away
 # from the random bytes.
-#   run_fixed STDIN STDERR CMD...
-run_fixed() {
-    local in=$1 err=$2
-    shift 2
-    (
-        for f in "/proc/$BASHPID/fd/"*; do
-            fd=${f##*/}
-            [ "$fd" -gt 2 ] && [ -e "$f" ] && exec {fd}>&-
-        done
-        cd "$TMP/cwd" || exit 1
-        exec env -i LD_PRELOAD= PATH=/usr/bin:/bin LC_ALL=C TZ=UTC "$@" <"$in" >/dev/null 2>"$err"
-    )
-}
-
-# The nine counts of a cachegrind output file, and of cachesim --json, in
-# the same order.
-cg_counts() { sed -n 's/^summary: //p' "$1" | awk '{ $1 = $1; print }'; }
-q_counts() {
-    awk -F'[":, ]+' '{ v[$2] = $3 } END {
-        print v["Ir"], v["I1mr"], v["ILmr"], v["Dr"], v["D1mr"], v["DLmr"], v["Dw"], v["D1mw"], v["DLmw"] }'
-}
+#   run_fixed STDIN STDERR CMD...   (lib.sh's fixed, with this environment)
+# shellcheck disable=SC2034 # fixed reads it by name
+CG_ENV=(LD_PRELOAD= PATH=/usr/bin:/bin LC_ALL=C TZ=UTC)
+run_fixed() { fixed CG_ENV "$1" /dev/null "$2" "${@:3}"; }
 
 # The working directory, which ls lists: fixed names, sizes, modes and
 # mtimes (years old, so ls's "recent file" test against the clock always
