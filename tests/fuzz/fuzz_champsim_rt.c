@@ -10,7 +10,7 @@
  * (at most 4), then those its stores touch (at most 2), each line once; and
  * tw_dropped must count exactly what did not fit. */
 #include "fuzz_trace.h"
-#include "sim/trace/twrite.h"
+#include "fuzz_tw.h"
 
 static void check_rec(const struct trace_rec *r)
 {
@@ -161,25 +161,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t h = fz_hash(data, size);
     const char *name = h % 16 ? "rt.champsim" : "rt.champsim.xz";
 
-    char *mem = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&mem, &len);
-    FZ_CHECK(f, "open_memstream failed");
-    struct tw *w;
-    struct err e = {0};
-    FZ_CHECK(!tw_open(&w, NULL, f, name, &e), "tw_open: %s", e.msg);
     FZ_CHECK(!strcmp(tw_for_path(name)->name, "champsim"), "%s is not champsim", name);
-    uint64_t seed = h;
-    for (size_t i = 0, step; i < n; i += step) {
-        step = 1 + seed % 7;
-        seed = seed >> 3 | seed << 61;
-        if (step > n - i)
-            step = n - i;
-        FZ_CHECK(!tw_put(w, r + i, step, &e), "tw_put: %s", e.msg);
-    }
-    uint64_t dropped = tw_dropped(w);
-    FZ_CHECK(!tw_close(w, &e), "tw_close: %s", e.msg);
-    FZ_CHECK(!fclose(f), "fclose failed");
+    size_t len = 0;
+    uint64_t dropped;
+    char *mem = fz_write(NULL, name, r, n, h, 7, &len, &dropped);
 
     static struct model m;
     memset(&m, 0, sizeof m);

@@ -11,7 +11,7 @@
  * come back exactly, and the reference decoder must read the writer's bytes
  * the same way. */
 #include "fuzz_trace.h"
-#include "sim/trace/twrite.h"
+#include "fuzz_tw.h"
 
 static void check_rec(const struct trace_rec *r)
 {
@@ -176,23 +176,10 @@ static struct fz_file fz_rt;
 /* Writes r[0..n) in pieces sized by seed, reads it back: all of it, exactly. */
 static void round_trip(const struct trace_rec *r, size_t n, uint64_t seed)
 {
-    char *mem = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&mem, &len);
-    FZ_CHECK(f, "open_memstream failed");
-    struct tw *w;
-    struct err e = {0};
-    FZ_CHECK(!tw_open(&w, &tw_qtr, f, "rt.qtr", &e), "tw_open: %s", e.msg);
-    for (size_t i = 0, step; i < n; i += step) {
-        step = 1 + seed % 5;
-        seed = seed >> 3 | seed << 61;
-        if (step > n - i)
-            step = n - i;
-        FZ_CHECK(!tw_put(w, r + i, step, &e), "tw_put: %s", e.msg);
-    }
-    FZ_CHECK(tw_dropped(w) == 0, "qtr dropped something");
-    FZ_CHECK(!tw_close(w, &e), "tw_close: %s", e.msg);
-    FZ_CHECK(!fclose(f), "fclose failed");
+    uint64_t dropped;
+    char *mem = fz_write(&tw_qtr, "rt.qtr", r, n, seed, 5, &len, &dropped);
+    FZ_CHECK(dropped == 0, "qtr dropped something");
     fz_file_set(&fz_rt, mem, len);
     struct fz_run back = fz_read(fz_rt.path, &trace_qtr, 0, 4096, check_rec);
     FZ_CHECK(!back.rc, "reading back: %s", back.msg);
