@@ -163,8 +163,19 @@ static size_t rec_count(struct rec *r, const uint8_t *buf, size_t n)
     return n;
 }
 
-/* One line on the terminal, redrawn a few times a second, cleared at the end. */
-static void rec_progress(struct rec *r, const struct sink *s, int done)
+/* The progress line is shown when standard error is a terminal: at once,
+ * then a few times a second. */
+static void rec_begin(struct rec *r)
+{
+    r->bar = isatty(2);
+    r->t0 = now();
+    r->shown = r->t0 - 1;
+}
+
+/* One line on the terminal, redrawn a few times a second, cleared at the
+ * end: the records and bytes of trace so far, and xz, when not 0, what
+ * they were compressed to. */
+static void rec_progress(struct rec *r, uint64_t xz, int done)
 {
     if (!r->bar)
         return;
@@ -175,8 +186,8 @@ static void rec_progress(struct rec *r, const struct sink *s, int done)
         r->shown = t;
         fprintf(stderr, "\rqosim trace: %llu records, %.1f MiB", (unsigned long long)r->records,
                 r->bytes / 1048576.0);
-        if (s->xz)
-            fprintf(stderr, " (%.1f MiB .xz)", s->lz.total_out / 1048576.0);
+        if (xz)
+            fprintf(stderr, " (%.1f MiB .xz)", xz / 1048576.0);
         fprintf(stderr, ", %.0f s\033[K", t - r->t0);
     }
 }
@@ -262,7 +273,7 @@ static int rec_pump(struct rec *r, struct sink *s, int fd, int *stopped)
         if (r->bar) {
             struct pollfd pf = {.fd = fd, .events = POLLIN};
             int pr = poll(&pf, 1, 250);
-            rec_progress(r, s, 0);
+            rec_progress(r, s->xz ? s->lz.total_out : 0, 0);
             if (pr == 0 || (pr < 0 && errno == EINTR))
                 continue;
         }
@@ -344,9 +355,7 @@ static int trace_run(char *vg, char **prog, int nprog, struct sink *s)
     }
     free(vg);
     close(p[1]);
-    rec.bar = isatty(2);
-    rec.t0 = now();
-    rec.shown = rec.t0 - 1; /* the line appears at once, then a few times a second */
+    rec_begin(&rec);
     int stopped = 0, werr = rec_pump(&rec, s, p[0], &stopped);
     close(p[0]); /* a valgrind still writing gets EPIPE, not a full pipe */
     int status = 0;
@@ -357,7 +366,7 @@ static int trace_run(char *vg, char **prog, int nprog, struct sink *s)
             ;
         rec_group = 0; /* what the program left running in the background stays */
     }
-    rec_progress(&rec, s, 1);
+    rec_progress(&rec, 0, 1);
     return trace_finish(prog[0], s, werr, stopped, status);
 }
 
@@ -379,9 +388,7 @@ static int trace_run_qemu(char **prog, struct ofile *o)
         return 1;
     }
     rec_group = live_pid(l);
-    rec.bar = isatty(2);
-    rec.t0 = now();
-    rec.shown = rec.t0 - 1;
+    rec_begin(&rec);
     static struct trace_rec buf[1 << 16];
     long n;
     int stopped = 0, rc = 0;
@@ -396,17 +403,12 @@ static int trace_run_qemu(char **prog, struct ofile *o)
         rec.records += (uint64_t)n;
         if ((rc = tw_put(w, buf, (size_t)n, &e)))
             break;
-        if (rec.bar && now() - rec.shown >= 0.25) {
-            rec.shown = now();
-            fprintf(stderr, "\rqosim trace: %llu records, %.1f MiB, %.0f s\033[K",
-                    (unsigned long long)rec.records, tw_out_bytes(w) / 1048576.0,
-                    rec.shown - rec.t0);
-        }
+        rec.bytes = tw_out_bytes(w); /* the file's bytes: qtr is compressed as it goes */
+        rec_progress(&rec, 0, 0);
         if (stopped)
             break;
     }
-    if (rec.bar)
-        fputs("\r\033[K", stderr);
+    rec_progress(&rec, 0, 1);
     if (n < 0 && !stopped)
         rc = (int)n;
     int status = stopped ? 0 : live_status(l);
