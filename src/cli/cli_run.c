@@ -788,7 +788,7 @@ int cli_run(int argc, char **argv)
         status = 1;
     }
     /* Programs' outputs first: the notes and the JSON say which were kept. */
-    if (!status && run_keep_outputs(&run, 1, &e)) {
+    if (!status && run_keep_outputs(&run, &e)) {
         cli_error("run", "%s", e.msg);
         status = 1;
     }

@@ -51,7 +51,7 @@ const char *run_end_why(const struct run *r, unsigned i)
     return l ? live_why(l) : "its trace ended";
 }
 
-int run_keep_outputs(struct run *r, int ok, struct err *e)
+int run_keep_outputs(struct run *r, struct err *e)
 {
     int rc = 0;
     for (unsigned i = 0; r->prog && i < r->s->ntask; i++) {
@@ -59,7 +59,7 @@ int run_keep_outputs(struct run *r, int ok, struct err *e)
         if (!pg->out.f)
             continue;
         struct live *l = r->wl[i] ? wl_live(r->wl[i]) : NULL;
-        if (ok && l && live_status(l) >= 0 && !rc) {
+        if (l && live_status(l) >= 0 && !rc) {
             rc = ofile_commit(&pg->out, e);
             pg->kept = !rc;
         } else {

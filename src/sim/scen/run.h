@@ -88,9 +88,10 @@ void run_free(struct run *r);
 /* How task i ended, if it did before the run's end: "exited with status 0"
  * (a live program), "its trace ended"; NULL while it runs. */
 const char *run_end_why(const struct run *r, unsigned i);
-/* Live programs' standard outputs: kept where the program ended by itself,
- * dropped where it was cut short (or ok is 0: the run failed). */
-int run_keep_outputs(struct run *r, int ok, struct err *e);
+/* Live programs' standard outputs, after a run that succeeded: kept where
+ * the program ended by itself, dropped where it was cut short. After a run
+ * that failed, run_free drops them all. */
+int run_keep_outputs(struct run *r, struct err *e);
 
 typedef void (*run_row_fn)(void *ctx, const struct run_row *row);
 typedef void (*run_progress_fn)(void *ctx, double done);

@@ -13,7 +13,6 @@
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
