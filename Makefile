@@ -175,4 +175,6 @@ help:
 	@echo "make fuzz       build the libFuzzer harnesses (build/fuzz/)"
 	@echo "make format     apply .clang-format"
 
--include $(shell find build -name '*.d' 2>/dev/null)
+include qemu/vm.mk
+
+-include $(shell find build -path build/vm -prune -o -name '*.d' -type f -print 2>/dev/null)

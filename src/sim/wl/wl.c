@@ -119,6 +119,11 @@ struct wl {
 
     /* Live program. */
     struct live *live;
+
+    /* Fed by its caller: the records wl_feed gave it, not yet handed out. */
+    int fed;
+    const struct trace_rec *feed;
+    size_t nfeed;
 };
 
 void wl_params_default(struct wl_params *p)
@@ -550,6 +555,31 @@ int wl_live_new(const struct live_opts *o, struct wl **out, struct err *e)
     return 0;
 }
 
+int wl_feed_new(struct wl **out, struct err *e)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    (*out)->fed = 1;
+    return 0;
+}
+
+void wl_feed(struct wl *w, const struct trace_rec *r, size_t n)
+{
+    w->feed = r;
+    w->nfeed = n;
+}
+
+static long feed_fill(struct wl *w, struct trace_rec *buf, size_t n)
+{
+    if (n > w->nfeed)
+        n = w->nfeed;
+    memcpy(buf, w->feed, n * sizeof *buf);
+    w->feed += n;
+    w->nfeed -= n;
+    return (long)n;
+}
+
 struct live *wl_live(const struct wl *w)
 {
     return w->live;
@@ -566,6 +596,8 @@ long wl_fill(struct wl *w, struct trace_rec *buf, size_t n, struct err *e)
                        TRACE_MIN_BATCH);
     if (w->live)
         return live_read(w->live, buf, n, e);
+    if (w->fed)
+        return feed_fill(w, buf, n);
     if (w->trace)
         return w->infer ? infer_fill(w, buf, n, e) : trace_fill(w, buf, n, e);
     switch (w->pat) {

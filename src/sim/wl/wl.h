@@ -66,6 +66,13 @@ int wl_trace_new(const char *path, const struct trace_ops *fmt, int loop, struct
 struct live_opts;
 struct live;
 int wl_live_new(const struct live_opts *o, struct wl **out, struct err *e);
+/* A workload its caller feeds, a stretch at a time: wl_fill hands out the
+ * records of the last wl_feed (which stay the caller's), then returns 0
+ * until the next. A whole guest's vCPUs run this way (qemu/plugin/qosim-vm.c):
+ * the plugin collects a vCPU's instructions and accesses, then lets its
+ * core run through them. */
+int wl_feed_new(struct wl **out, struct err *e);
+void wl_feed(struct wl *w, const struct trace_rec *r, size_t n);
 /* The live program behind w; NULL for other workloads. */
 struct live *wl_live(const struct wl *w);
 /* Fills up to n (>= TRACE_MIN_BATCH) records, always ending on a whole

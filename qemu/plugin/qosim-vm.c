@@ -1,0 +1,418 @@
+/* qosim-vm: the TCG plugin behind `qosim vm`. It holds the whole model in
+ * QEMU's process: the profile's machine (caches, memory, limiters) and its
+ * x86 QoS registers. Through the hooks qemu/patches/ add to QEMU, every
+ * vCPU's CPUID and QoS MSRs are answered by the model (hw/x86.c), so the
+ * guest's kernel programs the same registers qosim's own driver and
+ * console do; and every instruction fetch and data access of every vCPU
+ * runs through that vCPU's simulated core, tagged with the class and RMID
+ * its PQR_ASSOC holds at that moment.
+ *
+ * vCPU i is the profile's logical CPU i (the same APIC ID, x86_apic_id).
+ * Guest-physical addresses are the machine's; the guest has one NUMA node,
+ * the model's node 0. Accesses to MMIO are not memory traffic and skip the
+ * caches. QEMU runs the vCPUs on one thread (-accel tcg,thread=single), so
+ * the model is never entered twice at once.
+ *
+ * Arguments: profile=NAME|PATH (required), report=FILE (JSON at exit: per
+ * vCPU and per RMID ground truth), pace=K (host nanoseconds per simulated
+ * nanosecond the guest is held to at least; 0, the default, never holds it
+ * back). */
+#include <qemu-plugin.h>
+#include <qosim-hooks.h>
+
+#include "hw/x86.h"
+#include "sim/cpu/core.h"
+#include "sim/mach.h"
+#include "sim/wl/wl.h"
+#include "util/err.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+/* Records a vCPU collects before its core runs through them: one more
+ * instruction (at most a few accesses) must always fit. */
+#define VM_BATCH 4096
+#define VM_SLACK 64
+
+struct vcpu {
+    struct core_task t;
+    struct wl *wl;
+    size_t n;
+    uint64_t instr; /* guest instructions, for the report */
+    struct trace_rec rec[VM_BATCH];
+};
+
+static struct {
+    struct plat p;
+    struct mach m;
+    struct x86 x;
+    struct vcpu *v;
+    unsigned nv;
+    uint8_t *ram; /* guest RAM in QEMU's address space: offset = guest-physical */
+    uint64_t ram_size;
+    char report[4096];
+    double pace;
+    uint64_t pace_sim;     /* ticks the cores ran since the last check, summed */
+    uint64_t pace_last_ns; /* host time of the last check */
+    double pace_debt_ns;
+    int broken;
+} vm;
+
+static void die(const char *what, const struct err *e)
+{
+    fprintf(stderr, "qosim-vm: %s: %s\n", what, e->msg);
+    exit(2);
+}
+
+/* Runs a vCPU's core through what it collected. */
+static void vcpu_run(struct vcpu *v, unsigned cpu)
+{
+    if (!v->n)
+        return;
+    struct err e = {0};
+    struct mach_cpu *p = &vm.m.cpu[cpu];
+    uint64_t t0 = p->now;
+    wl_feed(v->wl, v->rec, v->n);
+    v->n = 0;
+    v->t.ended = 0; /* the stretch before ended the fed workload */
+    if (core_run(&vm.m, p, &v->t, UINT64_MAX, &e) < 0)
+        die("simulated core", &e);
+    vm.pace_sim += p->now - t0;
+}
+
+/* Every vCPU's pending accesses, before software looks at or changes the
+ * registers that count and tag them. */
+static void run_all(void)
+{
+    for (unsigned i = 0; i < vm.nv; i++)
+        vcpu_run(&vm.v[i], i);
+}
+
+static uint64_t host_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Pacing: the guest's clocks are the host's, so a limit that slows the
+ * simulated core would not show in what the guest measures. With pace K
+ * the plugin holds the guest back until K host nanoseconds have passed for
+ * each nanosecond its cores spent in the model (summed over vCPUs, as they
+ * share one host thread); credit from idle time is capped so that a burst
+ * after idling is paced too. */
+static void pace(void)
+{
+    uint64_t now = host_ns();
+    double ds = (double)vm.pace_sim / vm.m.ticks_per_sec * 1e9;
+    vm.pace_debt_ns += vm.pace * ds - (double)(now - vm.pace_last_ns);
+    vm.pace_sim = 0;
+    vm.pace_last_ns = now;
+    if (vm.pace_debt_ns < -2e6)
+        vm.pace_debt_ns = -2e6;
+    if (vm.pace_debt_ns > 1e6) {
+        struct timespec ts = {(time_t)(vm.pace_debt_ns / 1e9),
+                              (long)((uint64_t)vm.pace_debt_ns % 1000000000ull)};
+        nanosleep(&ts, NULL);
+        vm.pace_debt_ns = 0;
+        vm.pace_last_ns = host_ns();
+    }
+}
+
+static inline struct trace_rec *put(unsigned cpu)
+{
+    struct vcpu *v = &vm.v[cpu];
+    if (v->n >= VM_BATCH - VM_SLACK) {
+        vcpu_run(v, cpu);
+        if (vm.pace > 0)
+            pace();
+    }
+    return &v->rec[v->n++];
+}
+
+/* An instruction: its guest-physical address and length, packed. */
+static void on_insn(unsigned cpu, void *ud)
+{
+    uint64_t d = (uintptr_t)ud;
+    struct trace_rec *r = put(cpu);
+    *r = (struct trace_rec){.addr = d >> 4, .size = (uint32_t)(d & 15), .kind = TREC_I};
+    vm.v[cpu].instr++;
+}
+
+static void on_mem(unsigned cpu, qemu_plugin_meminfo_t info, uint64_t va, void *ud)
+{
+    (void)ud;
+    struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, va);
+    if (!hw || qemu_plugin_hwaddr_is_io(hw))
+        return; /* a device register, not memory */
+    struct trace_rec *r = put(cpu);
+    *r = (struct trace_rec){.addr = qemu_plugin_hwaddr_phys_addr(hw),
+                            .size = 1u << qemu_plugin_mem_size_shift(info),
+                            .kind = qemu_plugin_mem_is_store(info) ? TREC_S : TREC_L};
+}
+
+static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+    (void)id;
+    size_t n = qemu_plugin_tb_n_insns(tb);
+    for (size_t i = 0; i < n; i++) {
+        struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(tb, i);
+        const uint8_t *h = qemu_plugin_insn_haddr(in);
+        /* Code outside RAM (the firmware's ROM) is fetched at its
+         * virtual address, which is its physical one in the firmware's
+         * flat mode. */
+        uint64_t pa = h && vm.ram && h >= vm.ram && (uint64_t)(h - vm.ram) < vm.ram_size
+                          ? (uint64_t)(h - vm.ram)
+                          : qemu_plugin_insn_vaddr(in) & ((1ull << MACH_VA_BITS) - 1);
+        size_t len = qemu_plugin_insn_size(in);
+        uintptr_t d = (uintptr_t)(pa << 4 | (len & 15));
+        qemu_plugin_register_vcpu_insn_exec_cb(in, on_insn, QEMU_PLUGIN_CB_NO_REGS, (void *)d);
+        qemu_plugin_register_vcpu_mem_cb(in, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
+                                         NULL);
+    }
+}
+
+/* ---- CPUID: which parts the model answers ---- */
+
+/* Leaves the model answers whole: its vendor and limits, topology, caches
+ * and QoS enumeration (docs/vm.md, "What the guest's CPU says"). */
+static int model_leaf(uint32_t leaf)
+{
+    switch (leaf) {
+    case 0x0:
+    case 0x4:
+    case 0xB:
+    case 0xF:
+    case 0x10:
+    case 0x1F:
+    case 0x80000005:
+    case 0x80000006:
+    case 0x8000001D:
+    case 0x8000001E:
+    case 0x80000020:
+        return 1;
+    }
+    return 0;
+}
+
+static void on_cpuid(unsigned cpu, uint32_t leaf, uint32_t sub, uint32_t regs[4])
+{
+    uint32_t m[4];
+    if (cpu >= vm.nv || x86_cpuid(&vm.x, cpu, leaf, sub, m) != HW_OK)
+        return;
+    if (model_leaf(leaf)) {
+        memcpy(regs, m, sizeof m);
+        return;
+    }
+    switch (leaf) {
+    case 0x1:
+        /* Signature and topology from the model; the features are what
+         * QEMU's CPU implements, with the model's HTT and CLFSH. */
+        regs[0] = m[0];
+        regs[1] = (m[1] & 0xffffff00u) | (regs[1] & 0xffu);
+        regs[3] = (regs[3] & ~(1u << 28 | 1u << 19)) | (m[3] & (1u << 28 | 1u << 19));
+        break;
+    case 0x7:
+        if (sub == 0) /* PQM (bit 12) and PQE (bit 15) */
+            regs[1] = (regs[1] & ~(1u << 12 | 1u << 15)) | (m[1] & (1u << 12 | 1u << 15));
+        break;
+    case 0x80000000:
+        regs[0] = m[0];
+        if (vm.x.amd)
+            memcpy(&regs[1], &m[1], 3 * sizeof *m);
+        break;
+    case 0x80000001:
+        /* CmpLegacy and TopoExt from the model. LWP (bit 15) is not
+         * offered: its instructions are not emulated in the guest. */
+        regs[2] = (regs[2] & ~(1u << 1 | 1u << 22 | 1u << 15)) | (m[2] & (1u << 1 | 1u << 22));
+        break;
+    case 0x80000008:
+        /* Address sizes stay QEMU's; L3BE (EBX 6) and the core count
+         * and APIC ID size (ECX) are the model's. */
+        regs[1] = (regs[1] & ~(1u << 6)) | (m[1] & (1u << 6));
+        regs[2] = m[2];
+        break;
+    case 0x8000001C: /* LWP: not offered (above) */
+        memset(regs, 0, 4 * sizeof *regs);
+        break;
+    }
+}
+
+/* ---- MSRs ---- */
+
+/* The QoS MSRs: Intel's architectural range from IA32_L3_QOS_CFG to the
+ * last MBA throttle, and AMD's QoS range. Everything else stays QEMU's. */
+static int model_msr(uint32_t msr)
+{
+    return (msr >= 0xC81 && msr <= 0xDFF) || (msr >= 0xC0000200 && msr <= 0xC00003FF);
+}
+
+static int to_qemu(enum hw_fault f)
+{
+    return f == HW_OK ? QOSIM_MSR_DONE : QOSIM_MSR_GP;
+}
+
+static int on_rdmsr(unsigned cpu, uint32_t msr, uint64_t *val)
+{
+    if (!model_msr(msr) || cpu >= vm.nv)
+        return QOSIM_MSR_QEMU;
+    run_all();
+    return to_qemu(x86_rdmsr(&vm.x, cpu, msr, val));
+}
+
+static int on_wrmsr(unsigned cpu, uint32_t msr, uint64_t val)
+{
+    if (!model_msr(msr) || cpu >= vm.nv)
+        return QOSIM_MSR_QEMU;
+    run_all();
+    return to_qemu(x86_wrmsr(&vm.x, cpu, msr, val));
+}
+
+static const QosimHooks hooks = {on_cpuid, on_rdmsr, on_wrmsr};
+
+/* ---- life cycle ---- */
+
+static void on_vcpu_init(qemu_plugin_id_t id, unsigned cpu)
+{
+    (void)id;
+    if (!vm.ram) {
+        void *h;
+        if (qemu_plugin_qosim_ram(&h, &vm.ram_size) == 0)
+            vm.ram = h;
+    }
+    if (cpu >= vm.nv) {
+        fprintf(stderr, "qosim-vm: vCPU %u: the profile %s has %u logical CPUs\n", cpu, vm.p.name,
+                vm.nv);
+        exit(2);
+    }
+}
+
+/* A vCPU that wakes from HLT rejoins the others' time: an idle core's
+ * clock stands still in the model, which would make its next requests
+ * arrive in the past of everything the busy ones did. */
+static void on_resume(qemu_plugin_id_t id, unsigned cpu)
+{
+    (void)id;
+    if (cpu >= vm.nv)
+        return;
+    uint64_t t = 0;
+    for (unsigned i = 0; i < vm.nv; i++)
+        if (vm.m.cpu[i].now > t)
+            t = vm.m.cpu[i].now;
+    if (vm.m.cpu[cpu].now < t)
+        vm.m.cpu[cpu].now = t;
+}
+
+static void write_report(void)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", vm.report);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "qosim-vm: cannot write %s\n", tmp);
+        return;
+    }
+    fprintf(f, "{\n  \"platform\": \"%s\",\n  \"vcpus\": [\n", vm.p.name);
+    for (unsigned i = 0; i < vm.nv; i++) {
+        const struct mach_tstat *s = &vm.m.ts[i];
+        fprintf(f,
+                "    {\"cpu\": %u, \"instructions\": %" PRIu64 ", \"simulated_ns\": %.0f, "
+                "\"l3_misses\": %" PRIu64 ", \"mem_read_bytes\": %" PRIu64
+                ", \"mem_write_bytes\": %" PRIu64 "}%s\n",
+                i, vm.v[i].instr, (double)vm.m.cpu[i].now / vm.m.ticks_per_sec * 1e9,
+                s->miss[PLAT_L3], s->rd_bytes, s->wr_bytes, i + 1 < vm.nv ? "," : "");
+    }
+    fprintf(f, "  ],\n  \"rmids\": [");
+    int first = 1;
+    for (unsigned t = 0; t < vm.m.ntags; t++) {
+        uint64_t rd = 0, wb = 0;
+        for (unsigned n = 0; n < vm.p.nnodes; n++) {
+            rd += mach_node_bytes(&vm.m, n, t, MACH_ANY, 0, 0);
+            wb += mach_node_bytes(&vm.m, n, t, MACH_ANY, 0, 1);
+        }
+        if (!rd && !wb)
+            continue;
+        fprintf(f, "%s\n    {\"rmid\": %u, \"read_bytes\": %" PRIu64 ", \"writeback_bytes\": %" PRIu64
+                   "}",
+                first ? "" : ",", t, rd, wb);
+        first = 0;
+    }
+    fprintf(f, "\n  ]\n}\n");
+    if (fclose(f) || rename(tmp, vm.report))
+        fprintf(stderr, "qosim-vm: cannot write %s\n", vm.report);
+}
+
+static void on_exit_cb(qemu_plugin_id_t id, void *ud)
+{
+    (void)id;
+    (void)ud;
+    qemu_plugin_qosim_hooks(NULL);
+    run_all();
+    if (vm.report[0])
+        write_report();
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
+                                           char **argv)
+{
+    struct err e = {0};
+    const char *profile = NULL;
+    if (info->system_emulation == false) {
+        fprintf(stderr, "qosim-vm: this plugin is for qemu-system-x86_64\n");
+        return -1;
+    }
+    for (int i = 0; i < argc; i++) {
+        if (!strncmp(argv[i], "profile=", 8))
+            profile = argv[i] + 8;
+        else if (!strncmp(argv[i], "report=", 7))
+            snprintf(vm.report, sizeof vm.report, "%s", argv[i] + 7);
+        else if (!strncmp(argv[i], "pace=", 5)) {
+            char *end;
+            vm.pace = strtod(argv[i] + 5, &end);
+            if (*end || !(vm.pace >= 0)) {
+                fprintf(stderr, "qosim-vm: pace=%s: not a number >= 0\n", argv[i] + 5);
+                return -1;
+            }
+        } else {
+            fprintf(stderr, "qosim-vm: unknown argument '%s'\n", argv[i]);
+            return -1;
+        }
+    }
+    if (!profile) {
+        fprintf(stderr, "qosim-vm: profile=NAME is required\n");
+        return -1;
+    }
+    if (plat_load(&vm.p, profile, &e) || mach_init(&vm.m, &vm.p, vm.p.ncpus, &e) ||
+        x86_init(&vm.x, &vm.m, &e)) {
+        fprintf(stderr, "qosim-vm: %s\n", e.msg);
+        return -1;
+    }
+    vm.nv = vm.m.ncpu;
+    vm.v = calloc(vm.nv, sizeof *vm.v);
+    if (!vm.v) {
+        fprintf(stderr, "qosim-vm: out of memory\n");
+        return -1;
+    }
+    for (unsigned i = 0; i < vm.nv; i++) {
+        if (wl_feed_new(&vm.v[i].wl, &e)) {
+            fprintf(stderr, "qosim-vm: %s\n", e.msg);
+            return -1;
+        }
+        /* One physical space for all vCPUs: no per-task placement. */
+        core_task_init(&vm.v[i].t, vm.v[i].wl, mach_phys_base(0, 0));
+        /* Each vCPU's ground truth is a task of its own. */
+        mach_set_task(&vm.m, i, (int)i);
+    }
+    vm.pace_last_ns = host_ns();
+    qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
+    qemu_plugin_register_vcpu_resume_cb(id, on_resume);
+    qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb);
+    qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
+    qemu_plugin_qosim_hooks(&hooks);
+    return 0;
+}

@@ -1,0 +1,47 @@
+# The whole guest (`make vm`, docs/vm.md): QEMU's system emulator with
+# qosim's hooks (qemu/build-qemu), the qosim-vm plugin that holds the model
+# inside it, Debian's kernel and the project's initramfs. Included by the
+# Makefile; everything lands in build/vm/.
+
+VM := build/vm
+
+# The plugin is a shared object, so the library it carries is compiled
+# once more, position-independent (never sanitized: QEMU has no sanitizer
+# runtime to give it).
+PIC_OBJ := $(LIB_SRC:%.c=build/pic/%.o) build/pic/gen/profiles.o
+
+build/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(SANFLAGS),$(ALLCFLAGS)) -fPIC -c $< -o $@
+
+build/pic/gen/profiles.o: build/gen/profiles.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(SANFLAGS),$(ALLCFLAGS)) -fPIC -c $< -o $@
+
+build/pic/libqosim.a: $(PIC_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(VM)/qemu-system-x86_64: qemu/build-qemu qemu/patches/series $(wildcard qemu/patches/*.patch)
+	qemu/build-qemu $(VM)
+
+# Built against the patched tree's headers: the plugin API and the hooks.
+$(VM)/qosim-vm.so: qemu/plugin/qosim-vm.c build/pic/libqosim.a $(VM)/qemu-system-x86_64
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) -fPIC -shared \
+	  -fvisibility=hidden -Wl,--exclude-libs,ALL -I$(VM)/qemu-src/include/qemu -Iinclude -Isrc \
+	  -o $@ qemu/plugin/qosim-vm.c build/pic/libqosim.a $(LDLIBS)
+
+$(VM)/kernel/vmlinuz: qemu/guest/fetch-kernel
+	qemu/guest/fetch-kernel $(VM)/kernel
+	@touch $@
+
+$(VM)/qosim-guest: qemu/guest/qosim-guest.c
+	@mkdir -p $(dir $@)
+	$(CC) -static -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -o $@ $<
+
+$(VM)/initramfs.cpio.gz: qemu/guest/mkinitramfs qemu/guest/init $(VM)/qosim-guest \
+                         $(VM)/kernel/vmlinuz $(wildcard tests/vm/*)
+	qemu/guest/mkinitramfs $@ $(VM)/kernel $(VM)/qosim-guest tests/vm
+
+.PHONY: vm
+vm: $(O)/qosim $(VM)/qemu-system-x86_64 $(VM)/qosim-vm.so $(VM)/initramfs.cpio.gz

@@ -1,0 +1,429 @@
+/* qosim vm: boots a Linux guest in QEMU's x86 system emulator whose CPUID,
+ * QoS MSRs, caches and memory are a profile's model (docs/vm.md). This is
+ * the launcher: it checks what it is given, builds QEMU's command line from
+ * the profile's topology, hands QEMU the terminal, and ends with the
+ * guest's exit status. The model itself runs inside QEMU, in the qosim-vm
+ * plugin (qemu/plugin/qosim-vm.c). */
+#include "cli.h"
+
+#include "hw/x86.h"
+#include "sim/mach.h"
+#include "sim/scen/plat.h"
+#include "util/conf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "usage: qosim vm [--platform NAME|FILE] [--cpus N] [--memory SIZE] [--kernel FILE]\n"
+    "                [--initrd FILE] [--append 'KERNEL ARGS'] [--cmd 'SHELL COMMAND']\n"
+    "                [--report FILE] [--pace K] [--verbose] [--print-cmd]\n"
+    "  Boots Linux in QEMU on a simulated platform (default intel-xeon): the guest's\n"
+    "  CPUID, QoS MSRs, caches and memory are qosim's model of it.\n"
+    "  --cpus N       vCPUs: the profile's first N logical CPUs (default: those of\n"
+    "                 its first L3 domain, at most 4)\n"
+    "  --memory SIZE  guest RAM (default 1G, at most 2G)\n"
+    "  --kernel FILE  the kernel to boot (default: Debian's, from 'make vm')\n"
+    "  --initrd FILE  the initramfs (default: qosim's, from 'make vm')\n"
+    "  --append ARGS  more kernel command-line arguments\n"
+    "  --cmd CMD      run CMD in the guest's shell, then power off; the exit status is\n"
+    "                 the command's (without: an interactive shell; Ctrl-A x quits QEMU)\n"
+    "  --report FILE  at the end, the model's ground truth as JSON: per vCPU, per RMID\n"
+    "  --pace K       hold the guest to at least K host ns per simulated ns (default 0)\n"
+    "  --verbose      show the firmware and kernel messages with --cmd\n"
+    "  --print-cmd    print QEMU's command line and exit\n";
+
+#define VM_MAX_MEM (2ull << 30) /* guest RAM stays below the PCI hole */
+
+struct vm_opts {
+    const char *plat, *kernel, *initrd, *append, *cmd, *report, *pace;
+    uint64_t cpus, mem;
+    int verbose, print;
+};
+
+/* Where `make vm` put QEMU, the plugin, the kernel and the initramfs:
+ * $QOSIM_VM_DIR, or vm/ beside the qosim binary or one folder up (the
+ * sanitizer build's binary is in build/san/). */
+static int vm_dir(char *out, size_t cap)
+{
+    const char *env = getenv("QOSIM_VM_DIR");
+    if (env && *env) {
+        snprintf(out, cap, "%s", env);
+        return 0;
+    }
+    char exe[3800];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    *slash = '\0';
+    static const char *const rel[] = {"/vm", "/../vm"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(out, cap, "%s%s", exe, rel[i]);
+        char q[4200];
+        snprintf(q, sizeof q, "%s/qemu-system-x86_64", out);
+        if (!access(q, X_OK))
+            return 0;
+    }
+    return -1;
+}
+
+/* A file the guest needs: given, or the default in the vm folder. */
+static int need(const char *given, const char *dir, const char *name, int exec, char *out,
+                size_t cap)
+{
+    if (given)
+        snprintf(out, cap, "%s", given);
+    else
+        snprintf(out, cap, "%s/%s", dir, name);
+    struct stat st;
+    if (stat(out, &st) || !S_ISREG(st.st_mode) || access(out, exec ? X_OK : R_OK)) {
+        if (given)
+            cli_error("vm", "%s: %s", given, errno ? strerror(errno) : "not a regular file");
+        else
+            cli_error("vm", "%s is missing: run 'make vm' first (docs/vm.md)", out);
+        return -1;
+    }
+    return 0;
+}
+
+/* The newc cpio entry of one file or directory, 4-byte aligned. */
+static int cpio_entry(FILE *f, const char *name, unsigned mode, const char *data, size_t len)
+{
+    size_t nl = strlen(name) + 1;
+    static unsigned ino = 1;
+    fprintf(f, "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08zX%08X", ino++, mode, 0, 0,
+            1, 0, (unsigned)len, 0, 0, 0, 0, nl, 0);
+    fwrite(name, 1, nl, f);
+    for (size_t k = (110 + nl) % 4; k && k < 4; k++)
+        fputc(0, f);
+    fwrite(data, 1, len, f);
+    for (size_t k = len % 4; k && k < 4; k++)
+        fputc(0, f);
+    return ferror(f) ? -1 : 0;
+}
+
+/* The initramfs with the command appended: the kernel unpacks archives
+ * one after another, the base one (compressed) then a plain cpio holding
+ * /qosim/cmd, which the init runs. The kernel looks for an archive's
+ * header on a 4-byte boundary and skips the zeros before it. */
+static int with_cmd(const char *base, const char *cmd, const char *out)
+{
+    FILE *in = fopen(base, "rb"), *f = fopen(out, "wb");
+    int rc = in && f ? 0 : -1;
+    char buf[65536];
+    size_t n, total = 0;
+    while (!rc && (n = fread(buf, 1, sizeof buf, in)) > 0) {
+        rc = fwrite(buf, 1, n, f) == n ? 0 : -1;
+        total += n;
+    }
+    if (!rc && ferror(in))
+        rc = -1;
+    for (; !rc && total % 4; total++)
+        fputc(0, f);
+    if (!rc)
+        rc = cpio_entry(f, "qosim", 040755, "", 0) || cpio_entry(f, "qosim/cmd", 0100644, cmd,
+                                                                 strlen(cmd)) ||
+             cpio_entry(f, "TRAILER!!!", 0, "", 0);
+    if (in)
+        fclose(in);
+    if (f && fclose(f))
+        rc = -1;
+    return rc;
+}
+
+static volatile sig_atomic_t got_sig;
+static void on_sig(int s)
+{
+    got_sig = s;
+}
+
+/* Removes the run's temporary folder. */
+static void cleanup(const char *tmp)
+{
+    static const char *const files[] = {"initrd", "status"};
+    char p[4200];
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "%s/%s", tmp, files[i]);
+        unlink(p);
+    }
+    rmdir(tmp);
+}
+
+static int parse(int argc, char **argv, struct vm_opts *o)
+{
+    const char *cpus = NULL, *mem = NULL;
+    for (int i = 1; i < argc; i++) {
+        int missing = 0;
+        const char *v;
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(usage, stdout);
+            return 1;
+        } else if (!strcmp(argv[i], "--verbose"))
+            o->verbose = 1;
+        else if (!strcmp(argv[i], "--print-cmd"))
+            o->print = 1;
+        else if ((v = cli_optval(argc, argv, &i, "--platform", &missing)))
+            o->plat = v;
+        else if ((v = cli_optval(argc, argv, &i, "--kernel", &missing)))
+            o->kernel = v;
+        else if ((v = cli_optval(argc, argv, &i, "--initrd", &missing)))
+            o->initrd = v;
+        else if ((v = cli_optval(argc, argv, &i, "--append", &missing)))
+            o->append = v;
+        else if ((v = cli_optval(argc, argv, &i, "--cmd", &missing)))
+            o->cmd = v;
+        else if ((v = cli_optval(argc, argv, &i, "--report", &missing)))
+            o->report = v;
+        else if ((v = cli_optval(argc, argv, &i, "--pace", &missing)))
+            o->pace = v;
+        else if ((v = cli_optval(argc, argv, &i, "--cpus", &missing)))
+            cpus = v;
+        else if ((v = cli_optval(argc, argv, &i, "--memory", &missing)))
+            mem = v;
+        else if (missing) {
+            cli_error("vm", "%.*s needs a value", (int)strcspn(argv[i], "="), argv[i]);
+            return 2;
+        } else {
+            cli_error("vm", "unknown argument '%s'\n%s", argv[i], usage);
+            return 2;
+        }
+    }
+    if (cpus && (conf_parse_u64(cpus, &o->cpus) || !o->cpus)) {
+        cli_error("vm", "--cpus %s: not a whole number >= 1", cpus);
+        return 2;
+    }
+    o->mem = 1ull << 30;
+    if (mem && (conf_parse_size(mem, &o->mem) || o->mem < (64ull << 20) || o->mem > VM_MAX_MEM)) {
+        cli_error("vm", "--memory %s: a size from 64M to 2G (the guest's RAM must stay below "
+                        "the PCI hole)",
+                  mem);
+        return 2;
+    }
+    if (o->pace) {
+        char *end;
+        double k = strtod(o->pace, &end);
+        if (*end || !(k >= 0) || k > 1e6) {
+            cli_error("vm", "--pace %s: a number from 0 to 1000000", o->pace);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* The profile's topology as QEMU's -smp: an L3 domain is a die, the
+ * cores of a domain are a die's cores (x86_apic_id uses the same layout). */
+static int smp_arg(const struct plat *p, unsigned cpus, char *out, size_t cap)
+{
+    const struct plat_topo *t = &p->topo;
+    return snprintf(out, cap, "cpus=%u,maxcpus=%u,sockets=%u,dies=%u,cores=%u,threads=%u", cpus,
+                    p->ncpus, t->sockets, t->nodes * t->domains, t->modules * t->cores,
+                    t->threads) >= (int)cap;
+}
+
+int cli_vm(int argc, char **argv)
+{
+    struct vm_opts o = {0};
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    struct err e = {0};
+    static struct plat p;
+    if (plat_load(&p, o.plat ? o.plat : "intel-xeon", &e)) {
+        cli_error("vm", "%s", e.msg);
+        return 2;
+    }
+    if (p.vendor == PLAT_RISCV) {
+        cli_error("vm", "%s is a RISC-V platform: qosim vm boots x86 guests", p.name);
+        return 2;
+    }
+    if (p.topo.cores > 1 && (p.topo.cores & (p.topo.cores - 1))) {
+        cli_error("vm", "%s: %u cores per module: the guest's CPUID can describe a shared L2 "
+                        "only for a power of two",
+                  p.name, p.topo.cores);
+        return 2;
+    }
+    unsigned per_domain = p.ncpus / p.ndomains;
+    if (!o.cpus)
+        o.cpus = per_domain < 4 ? per_domain : 4;
+    if (o.cpus > p.ncpus) {
+        cli_error("vm", "--cpus %llu: %s has %u logical CPUs", (unsigned long long)o.cpus, p.name,
+                  p.ncpus);
+        return 2;
+    }
+    /* The guest's limits (CPUID leaves 0 and 80000000h) are the model's,
+     * so QEMU must not cap the leaves below them. */
+    struct mach m;
+    struct x86 x;
+    uint32_t l0[4], l8[4];
+    if (mach_init(&m, &p, 0, &e) || x86_init(&x, &m, &e)) {
+        cli_error("vm", "%s", e.msg);
+        return 2;
+    }
+    x86_cpuid(&x, 0, 0, 0, l0);
+    x86_cpuid(&x, 0, 0x80000000, 0, l8);
+    int amd = x.amd;
+    x86_free(&x);
+    mach_free(&m);
+
+    char dir[4096], qemu[4200], plugin[4200], kernel[4200], initrd[4200];
+    if (vm_dir(dir, sizeof dir)) {
+        cli_error("vm", "QEMU with qosim's hooks is not built: run 'make vm' (docs/vm.md)");
+        return 2;
+    }
+    if (need(NULL, dir, "qemu-system-x86_64", 1, qemu, sizeof qemu) ||
+        need(NULL, dir, "qosim-vm.so", 0, plugin, sizeof plugin) ||
+        need(o.kernel, dir, "kernel/vmlinuz", 0, kernel, sizeof kernel) ||
+        need(o.initrd, dir, "initramfs.cpio.gz", 0, initrd, sizeof initrd))
+        return 2;
+    if (o.report) {
+        /* The plugin writes it through a temporary beside it, at the end. */
+        struct stat st;
+        if (!stat(o.report, &st) && !S_ISREG(st.st_mode)) {
+            cli_error("vm", "--report %s: not a regular file", o.report);
+            return 2;
+        }
+    }
+
+    char tmp[] = "/tmp/qosim-vm.XXXXXX";
+    if (!o.print && !mkdtemp(tmp)) {
+        cli_error("vm", "cannot make a temporary folder: %s", strerror(errno));
+        return 2;
+    }
+    char cpio[4200], status[4200];
+    snprintf(cpio, sizeof cpio, "%s/initrd", tmp);
+    snprintf(status, sizeof status, "%s/status", tmp);
+    if (o.cmd && !o.print && with_cmd(initrd, o.cmd, cpio)) {
+        cli_error("vm", "cannot write %s: %s", cpio, strerror(errno));
+        cleanup(tmp);
+        return 2;
+    }
+
+    char cpu[256], smp[256], memarg[64], append[4096], plug[8400], serial2[4300];
+    snprintf(cpu, sizeof cpu, "max,vendor=%s,level=%u,xlevel=0x%x",
+             amd ? "AuthenticAMD" : "GenuineIntel", l0[0], l8[0]);
+    if (smp_arg(&p, (unsigned)o.cpus, smp, sizeof smp)) {
+        cli_error("vm", "topology too large");
+        return 2;
+    }
+    snprintf(memarg, sizeof memarg, "%lluM", (unsigned long long)(o.mem >> 20));
+    snprintf(append, sizeof append, "console=ttyS0 panic=-1%s%s%s",
+             o.cmd && !o.verbose ? " quiet" : "", o.append ? " " : "", o.append ? o.append : "");
+    snprintf(plug, sizeof plug, "%s,profile=%s%s%s%s%s", plugin, o.plat ? o.plat : "intel-xeon",
+             o.report ? ",report=" : "", o.report ? o.report : "", o.pace ? ",pace=" : "",
+             o.pace ? o.pace : "");
+    snprintf(serial2, sizeof serial2, "file:%s", status);
+    const char *args[64];
+    int n = 0;
+#define A(s) (args[n++] = (s))
+    A(qemu);
+    A("-M");
+    A("pc");
+    A("-accel");
+    A("tcg,thread=single"); /* one thread enters the model */
+    A("-cpu");
+    A(cpu);
+    A("-smp");
+    A(smp);
+    A("-m");
+    A(memarg);
+    A("-bios");
+    A("qboot.rom"); /* QEMU's minimal firmware: boots -kernel at once, prints nothing */
+    A("-L");
+    A("/usr/share/qemu");
+    A("-display");
+    A("none");
+    A("-vga");
+    A("none");
+    A("-nic");
+    A("none");
+    A("-no-reboot");
+    A("-serial");
+    A(o.cmd ? "stdio" : "mon:stdio");
+    A("-serial"); /* ttyS1: the guest writes its exit status here */
+    A(serial2);
+    if (o.cmd) {
+        A("-monitor");
+        A("none");
+    }
+    A("-kernel");
+    A(kernel);
+    A("-initrd");
+    A(o.cmd ? cpio : initrd);
+    A("-append");
+    A(append);
+    A("-plugin");
+    A(plug);
+    A(NULL);
+#undef A
+    if (o.print) {
+        for (int i = 0; args[i]; i++)
+            printf("%s%s", i ? " " : "", args[i]);
+        printf("\n");
+        return 0;
+    }
+
+    struct sigaction sa = {0};
+    sa.sa_handler = on_sig;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        execv(qemu, (char *const *)args);
+        fprintf(stderr, "qosim vm: cannot run %s: %s\n", qemu, strerror(errno));
+        _exit(127);
+    }
+    if (pid < 0) {
+        cli_error("vm", "cannot start QEMU: %s", strerror(errno));
+        cleanup(tmp);
+        return 2;
+    }
+    int ws;
+    while (waitpid(pid, &ws, 0) < 0) {
+        if (errno != EINTR) {
+            ws = -1;
+            break;
+        }
+        if (got_sig) /* QEMU got it too, from the terminal, or not: make sure */
+            kill(pid, SIGTERM);
+    }
+    /* The status the guest's init wrote to ttyS1. */
+    int gs = -1;
+    FILE *sf = fopen(status, "r");
+    if (sf) {
+        if (fscanf(sf, " qosim-status %d", &gs) != 1)
+            gs = -1;
+        fclose(sf);
+    }
+    cleanup(tmp);
+    if (got_sig) {
+        cli_error("vm", "stopped by signal %d", (int)got_sig);
+        return 128 + got_sig;
+    }
+    if (ws == -1 || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+        if (WIFSIGNALED(ws))
+            cli_error("vm", "QEMU was killed by signal %d", WTERMSIG(ws));
+        else
+            cli_error("vm", "QEMU failed (exit status %d)", WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+        return 2;
+    }
+    if (gs < 0) {
+        if (o.cmd || o.initrd == NULL)
+            cli_error("vm", "the guest stopped without an exit status (a kernel panic? run "
+                            "again with --verbose)");
+        return o.cmd ? 125 : 0;
+    }
+    return gs;
+}
