@@ -42,6 +42,16 @@ HW_FIELD(MBA_THRTL, DELAY, 0, 16);
 /* Monitoring event IDs: CPUID.0FH.1 EDX bit + 1. */
 enum { X86_EVT_OCCUPANCY = 1, X86_EVT_TOTAL = 2, X86_EVT_LOCAL = 3 };
 
+/* The APIC ID layout (docs/registers.md 1.1, "Topology"): what QEMU 7.2
+ * assigns for -smp sockets=S,dies=D,cores=C,threads=T with S the profile's
+ * sockets, D = nodes x domains (a die per L3 domain), C = modules x cores
+ * (cores per die) and T = threads. An ID is socket, die, core and thread
+ * from the top, each field ceil(log2(count)) bits wide (0 for a count of 1). */
+struct x86_topo {
+    unsigned sockets, dies, cores, threads; /* S; D per socket; C per die; T per core */
+    unsigned thread_bits, core_bits, die_bits;
+};
+
 struct x86 {
     struct mach *m;
     const struct plat *p;
@@ -60,7 +70,8 @@ struct x86 {
                                     in the domain; 0: its bandwidth is not tracked there */
     uint64_t seq;                /* AMD: PQR_ASSOC writes so far, to order them */
     unsigned *l3_of, *l2_of;     /* [ncpu] topology, for x86_regif */
-    struct lwp lwp;              /* the LWP unit (absent unless the profile has qos.lwp) */
+    struct x86_topo topo;
+    struct lwp lwp; /* the LWP unit (absent unless the profile has qos.lwp) */
 };
 
 int x86_init(struct x86 *x, struct mach *m, struct err *e);
@@ -69,6 +80,13 @@ void x86_regif(struct x86 *x, struct hw_x86_if *out);
 void x86_free(struct x86 *x);
 /* Architectural reset of every register, applied to the machine. */
 void x86_reset(struct x86 *x);
+
+/* The APIC ID layout of a profile's CPUs. */
+void x86_topo_of(const struct plat *p, struct x86_topo *out);
+/* The initial APIC ID (x2APIC ID) of logical CPU cpu: socket, die, core and
+ * thread fields as struct x86_topo lays them out, from where the machine
+ * places the CPU (plat_place). */
+uint32_t x86_apic_id(const struct x86 *x, unsigned cpu);
 
 /* The register interface. out: eax, ebx, ecx, edx. */
 enum hw_fault x86_cpuid(struct x86 *x, unsigned cpu, uint32_t leaf, uint32_t sub, uint32_t out[4]);

@@ -22,6 +22,8 @@ golden intel-cmt-mbm --scenario "$TOP/examples/noisy-neighbour.yaml"
 golden rdt-groups --scenario "$TOP/examples/rdt-noisy-neighbour.yaml"
 golden intel-l2-cdp --platform intel-atom
 golden amd-pqos --platform amd-epyc
+golden intel-topology
+golden amd-topology --platform amd-epyc
 golden cbqri-capacity --platform riscv-soc
 golden cbqri-bandwidth --platform riscv-soc
 golden cbqri-privilege --platform riscv-soc
@@ -105,7 +107,7 @@ error: line 19: usage: mmio read32|read64 ADDR [hart N] or mmio write32|write64 
 printf 'csr read 0 sqoscfg\n' | "$QOSIM" regs --platform riscv-soc >"$TMP/out" 2>&1
 same "RISC-V: a RISC-V platform gets the CBQRI console" "$(cat "$TMP/out")" "0x00000000"
 printf 'cpuid 0\n' | "$QOSIM" regs --platform intel-xeon >"$TMP/out" 2>&1
-same "x86 keeps its console" "$(cat "$TMP/out")" "eax=0x00000010 ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69"
+same "x86 keeps its console" "$(cat "$TMP/out")" "eax=0x0000001f ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69"
 expect "RISC-V: unknown option" 2 "$QOSIM" regs --platform riscv-soc --frob
 expect "RISC-V: platform and scenario together" 2 "$QOSIM" regs --platform riscv-soc \
     --scenario "$TOP/examples/regs/cbqri-tasks.yaml"

@@ -58,7 +58,21 @@ struct plat_core {
     double cpi;  /* cycles per instruction when nothing misses */
     double mlp;  /* independent misses overlapping: a miss stalls latency / mlp */
     double link; /* bytes per cycle from L2 to the interconnect */
+    /* x86 CPU signature (CPUID 1 EAX): the family, model and stepping as
+     * software displays them, before the SDM's encoding splits them into
+     * base and extended fields; 0 on RISC-V. */
+    unsigned family, model, stepping;
 };
+
+/* The signature a profile's CPUs report when core: names none (profiles.md):
+ * Intel family 6 model 0x6A stepping 6 (Ice Lake-SP), AMD family 0x19 model
+ * 0x01 stepping 1 (Zen 3, Milan). Neither has a Linux resctrl quirk. */
+#define PLAT_INTEL_FAMILY   0x06
+#define PLAT_INTEL_MODEL    0x6A
+#define PLAT_INTEL_STEPPING 6
+#define PLAT_AMD_FAMILY     0x19
+#define PLAT_AMD_MODEL      0x01
+#define PLAT_AMD_STEPPING   1
 
 struct plat_mem {
     unsigned channels; /* per NUMA node */
