@@ -36,7 +36,7 @@ static int has_l3be(const struct x86 *x)
 
 /* ---- registers as data ---- */
 
-enum x86_scope { SC_THREAD, SC_L3, SC_L2, SC_QOS_DOMAIN };
+enum x86_scope { SC_THREAD, SC_L3, SC_L2, SC_QOS_DOMAIN, SC_PACKAGE };
 
 struct x86_reg {
     const char *name;
@@ -64,6 +64,8 @@ static unsigned inst(const struct x86 *x, enum x86_scope s, unsigned cpu)
         return x->m->cpu[cpu].l2->inst;
     case SC_QOS_DOMAIN: /* QM_EVTSEL: per thread on Intel, per L3 domain on AMD */
         return x->amd ? x->m->cpu[cpu].domain : cpu;
+    case SC_PACKAGE: /* the socket: node is numbered across the sockets */
+        return x->m->cpu[cpu].node / x->p->topo.nodes;
     }
     return 0;
 }
@@ -336,6 +338,40 @@ static enum hw_fault mba_write(struct x86 *x, const struct x86_reg *r, unsigned 
     return HW_OK;
 }
 
+/* IA32_MBA_CFG (MSR 0xC84), MBA 2.0's configuration: MIN_DELAY [0] makes a
+ * core take the smallest of its threads' delays instead of the largest (the
+ * reset choice), LEGACY [1] is the legacy mode Intel's pqos reports; the
+ * rest is reserved (#GP). One register per package, reset 0. No CPUID bit
+ * enumerates it (it is model-specific); pqos 4.5 reads it on every package
+ * when CPUID.10H.3 reports more than 8 classes and no per-thread control
+ * (ECX[0]), so the profile's bandwidth.min_max (default: more than 8 classes)
+ * puts it there. The machine throttles each request by its own class's delay,
+ * so neither bit changes what the cores get (project choice,
+ * docs/registers.md 1.2). */
+static unsigned mba_cfg_count(const struct x86 *x, const struct x86_reg *r)
+{
+    (void)r;
+    return has_mba(x) && x->p->bw.min_max;
+}
+
+static enum hw_fault mba_cfg_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                  uint64_t *v)
+{
+    (void)n;
+    *v = x->mba_cfg[inst(x, r->scope, cpu)];
+    return HW_OK;
+}
+
+static enum hw_fault mba_cfg_write(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                   uint64_t v)
+{
+    (void)n;
+    if (v & ~(HW_FMASK(MBA_CFG, MIN_DELAY) | HW_FMASK(MBA_CFG, LEGACY)))
+        return HW_GP;
+    x->mba_cfg[inst(x, r->scope, cpu)] = v;
+    return HW_OK;
+}
+
 /* AMD L3QOS_BW_CONTROL_n: BW [BW_LEN-1:0] in 1/8 GB/s, U [BW_LEN] unlimited. */
 static unsigned l3be_count(const struct x86 *x, const struct x86_reg *r)
 {
@@ -380,6 +416,8 @@ static const struct x86_reg x86_regs[] = {
      mask_read, mask_write},
     {"IA32_L2_QoS_Ext_BW_Thrtl_n", X86_MBA_THRTL_0, SC_L3, PLAT_L3, "SDM 17.19.7 (MBA)", mba_count,
      bw_read, mba_write},
+    {"IA32_MBA_CFG", X86_MBA_CFG, SC_PACKAGE, PLAT_L3, "MBA 2.0, model-specific; registers.md 1.2",
+     mba_cfg_count, mba_cfg_read, mba_cfg_write},
     {"L3QOS_BW_CONTROL_n", X86_AMD_BW_CTL_0, SC_L3, PLAT_L3, "56375 L3 bandwidth enforcement",
      l3be_count, bw_read, l3be_write},
 };
@@ -962,6 +1000,7 @@ void x86_reset(struct x86 *x)
             bw_class_reset(p->bw.kind, &s);
             mach_set_bw(x->m, d, c, &s);
         }
+    memset(x->mba_cfg, 0, x->topo.sockets * sizeof *x->mba_cfg);
     /* PQR_ASSOC.RMID resets to 0 on every CPU: each domain tracks RMID 0. */
     if (x->tracked)
         memset(x->tracked, 0, (size_t)p->ndomains * x->nrmid * sizeof *x->tracked);
@@ -1006,7 +1045,8 @@ int x86_init(struct x86 *x, struct mach *m, struct err *e)
     x86_topo_of(p, &x->topo);
     if (!bad)
         bad = !(x->l3_of = calloc(m->ncpu, sizeof *x->l3_of)) ||
-              !(x->l2_of = calloc(m->ncpu, sizeof *x->l2_of));
+              !(x->l2_of = calloc(m->ncpu, sizeof *x->l2_of)) ||
+              !(x->mba_cfg = calloc(x->topo.sockets, sizeof *x->mba_cfg));
     for (unsigned c = 0; !bad && c < m->ncpu; c++) {
         x->l3_of[c] = m->cpu[c].domain;
         x->l2_of[c] = m->cpu[c].l2->inst;
@@ -1038,6 +1078,7 @@ void x86_free(struct x86 *x)
     free(x->tracked);
     free(x->l3_of);
     free(x->l2_of);
+    free(x->mba_cfg);
     lwp_free(&x->lwp);
     memset(x, 0, sizeof *x);
 }

@@ -20,6 +20,7 @@
 enum {
     X86_L3_QOS_CFG = 0xC81,        /* IA32_L3_QOS_CFG: L3 CDP enable */
     X86_L2_QOS_CFG = 0xC82,        /* IA32_L2_QOS_CFG: L2 CDP enable (L2 CDP paper) */
+    X86_MBA_CFG = 0xC84,           /* IA32_MBA_CFG: MBA 2.0 thread throttling mode */
     X86_QM_EVTSEL = 0xC8D,         /* IA32_QM_EVTSEL (SDM 17.16.7) */
     X86_QM_CTR = 0xC8E,            /* IA32_QM_CTR (SDM 17.16.7), read-only */
     X86_PQR_ASSOC = 0xC8F,         /* IA32_PQR_ASSOC (SDM 17.16.6) */
@@ -38,6 +39,8 @@ HW_FIELD(QM_CTR, U, 62, 1); /* Unavailable: no data for this RMID now */
 HW_FIELD(QM_CTR, E, 63, 1); /* Error: unsupported event or RMID out of range */
 HW_FIELD(QOS_CFG, CDP, 0, 1);
 HW_FIELD(MBA_THRTL, DELAY, 0, 16);
+HW_FIELD(MBA_CFG, MIN_DELAY, 0, 1); /* a core takes the smallest of its threads' delays */
+HW_FIELD(MBA_CFG, LEGACY, 1, 1);    /* MBA 2.0 legacy mode */
 
 /* Monitoring event IDs: CPUID.0FH.1 EDX bit + 1. */
 enum { X86_EVT_OCCUPANCY = 1, X86_EVT_TOTAL = 2, X86_EVT_LOCAL = 3 };
@@ -69,6 +72,7 @@ struct x86 {
     uint64_t *tracked;           /* AMD: [ndomains * nrmid] seq of the RMID's last association
                                     in the domain; 0: its bandwidth is not tracked there */
     uint64_t seq;                /* AMD: PQR_ASSOC writes so far, to order them */
+    uint64_t *mba_cfg;           /* [sockets] IA32_MBA_CFG */
     unsigned *l3_of, *l2_of;     /* [ncpu] topology, for x86_regif */
     struct x86_topo topo;
     struct lwp lwp; /* the LWP unit (absent unless the profile has qos.lwp) */

@@ -49,6 +49,28 @@ same "comments and blank lines print nothing" "$(cat "$TMP/out")" ""
 printf 'rdmsr 0 0xc8f\n' | "$QOSIM" regs >"$TMP/out" 2>&1
 same "standard input by default" "$(cat "$TMP/out")" "0x0000000000000000"
 
+# IA32_MBA_CFG comes with more than 8 MBA classes (Intel's pqos reads it for
+# MBA 2.0): one per package, bits 0 and 1, the rest #GP.
+"$QOSIM" profiles show intel-xeon | sed 's/^    classes: 8$/    classes: 16/' >"$TMP/mba16.yaml"
+printf 'cpuid 0x10 3
+rdmsr 0 0xc84
+wrmsr 3 0xc84 1
+rdmsr 15 0xc84
+rdmsr 16 0xc84
+wrmsr 0 0xc84 4
+wrmsr 16 0xc84 3
+rdmsr 31 0xc84
+' >"$TMP/mba.regs"
+expect "IA32_MBA_CFG: 16 MBA classes run" 0 "$QOSIM" regs --platform "$TMP/mba16.yaml" "$TMP/mba.regs"
+same "IA32_MBA_CFG: reset 0, per package, reserved bits #GP" "$(cat "$TMP/out")" "eax=0x00000059 ebx=0x00000000 ecx=0x00000004 edx=0x0000000f
+0x0000000000000000
+ok
+0x0000000000000001
+0x0000000000000000
+#GP
+ok
+0x0000000000000003"
+
 # The controllers' timing comes from the profile: with busy_cycles 0 an
 # operation is done when its write is; with 1000, still BUSY after 20 reads.
 "$QOSIM" profiles show riscv-soc | sed 's/^  cbqri:$/  cbqri:\n    busy_cycles: 0/' >"$TMP/rv0.yaml"

@@ -1,8 +1,8 @@
 /* Unit tests for what hw/x86.c tells software about the machine's shape:
  * the CPU signature (CPUID 1 EAX), the APIC ID layout, the cache and
  * topology leaves (4, 0BH, 1FH; AMD 0x80000001, 0x80000005, 0x80000006,
- * 0x80000008, 0x8000001D, 0x8000001E), as docs/registers.md 1.1 states
- * them. Every expected value is worked out by hand from
+ * 0x80000008, 0x8000001D, 0x8000001E) and IA32_MBA_CFG, as docs/registers.md
+ * 1.1 and 1.2 state them. Every expected value is worked out by hand from
  * the profile, in the comment beside it, never read back from the model.
  *
  * The APIC IDs must be the ones QEMU 7.2 gives a guest with -smp
@@ -24,6 +24,8 @@
 
 #include "hw/x86.h"
 #include "sim/mach.h"
+
+#define MBA_CFG 0xC84u
 
 static struct mach M;
 static struct x86 X;
@@ -179,6 +181,31 @@ enum { EAX, EBX, ECX, EDX };
         if (got_ != (uint32_t)(want))                                                              \
             fail_msg("line %d: APIC ID of cpu %u = %u, want %u", __LINE__, (unsigned)(cpu), got_,  \
                      (unsigned)(want));                                                            \
+    } while (0)
+
+static void mba_expect(unsigned cpu, int write, uint64_t v, enum hw_fault want, int line)
+{
+    uint64_t got = v;
+    enum hw_fault f = write ? x86_wrmsr(&X, cpu, MBA_CFG, v) : x86_rdmsr(&X, cpu, MBA_CFG, &got);
+    if (f != want)
+        fail_msg("line %d: %s cpu %u IA32_MBA_CFG = %s, want %s", line, write ? "wrmsr" : "rdmsr",
+                 cpu, hw_fault_name(f), hw_fault_name(want));
+}
+
+#define MBA_WR(cpu, v, want) mba_expect((cpu), 1, (v), (want), __LINE__)
+#define MBA_GP(cpu)                                                                                \
+    do {                                                                                           \
+        mba_expect((cpu), 0, 0, HW_GP, __LINE__);                                                  \
+        mba_expect((cpu), 1, 0, HW_GP, __LINE__);                                                  \
+    } while (0)
+#define MBA_IS(cpu, want)                                                                          \
+    do {                                                                                           \
+        uint64_t v_ = 0xdead;                                                                      \
+        mba_expect((cpu), 0, 0, HW_OK, __LINE__);                                                  \
+        x86_rdmsr(&X, (cpu), MBA_CFG, &v_);                                                        \
+        if (v_ != (want))                                                                          \
+            fail_msg("line %d: IA32_MBA_CFG on cpu %u = 0x%llx, want 0x%llx", __LINE__,            \
+                     (unsigned)(cpu), (unsigned long long)v_, (unsigned long long)(want));         \
     } while (0)
 
 /* "GenuineIntel" and "AuthenticAMD" as EBX, EDX, ECX hold them. */
@@ -743,6 +770,90 @@ static void test_linux_threshold(void **state)
     assert_int_equal(threshold(), 2048);
 }
 
+/* ======================= IA32_MBA_CFG ======================= */
+
+static const unsigned two_sockets[6] = {2, 1, 1, 2, 1, 2};
+
+/* Intel MBA with these bandwidth keys. */
+static void boot_mba(const char *bw)
+{
+    char tail[256];
+    snprintf(tail, sizeof tail, "qos:\n  bandwidth: {kind: delay, max: 90, granularity: 10%s}\n",
+             bw);
+    boot_tiny("intel", two_sockets, "", "core", tail);
+}
+
+/* intel-xeon has 8 MBA classes: pqos sees MBA 1.0 and the register is not
+ * there (rdmsr and wrmsr #GP, as for any MSR the platform lacks). */
+static void test_mba_cfg_absent(void **state)
+{
+    (void)state;
+    MBA_GP(0);
+    boot("intel-atom"); /* no MBA at all */
+    MBA_GP(0);
+    boot("amd-epyc");
+    MBA_GP(0);
+    boot_mba(", classes: 16, min_max: false");
+    MBA_GP(0);
+}
+
+/* More than 8 classes bring it: reset 0, MIN_DELAY [0] and LEGACY [1]
+ * read back, every other bit #GP and leaves it as it was; one register per
+ * package (CPUs 0-3 socket 0, 4-7 socket 1); x86_reset clears it. */
+static void test_mba_cfg_register(void **state)
+{
+    (void)state;
+    boot_mba(", classes: 16");
+    for (unsigned c = 0; c < 8; c++)
+        MBA_IS(c, 0);
+    MBA_WR(1, 1, HW_OK);
+    MBA_IS(0, 1);
+    MBA_IS(3, 1);
+    MBA_IS(4, 0);
+    MBA_WR(5, 2, HW_OK);
+    MBA_IS(7, 2);
+    MBA_WR(5, 3, HW_OK);
+    MBA_IS(4, 3);
+    for (unsigned b = 2; b < 64; b++) {
+        MBA_WR(0, 1ull << b, HW_GP);
+        MBA_WR(0, 1ull << b | 1, HW_GP);
+    }
+    MBA_IS(0, 1);
+    MBA_WR(0, 0, HW_OK);
+    MBA_IS(2, 0);
+    MBA_IS(6, 3);
+    x86_reset(&X);
+    MBA_IS(6, 0);
+    /* No CPUID bit names it: leaf 10H.3 is what it was (16 classes, max
+     * throttle 90, no per-thread control in ECX[0]). */
+    CPUID_IS(0x10, 3, 89, 0, 0, 15);
+}
+
+/* The key: min_max: true brings it with 8 classes; on AMD the profile is
+ * refused at its line. */
+static void test_mba_cfg_key(void **state)
+{
+    (void)state;
+    boot_mba(", classes: 8, min_max: true");
+    MBA_IS(0, 0);
+    MBA_WR(0, 1, HW_OK);
+    boot_mba(", classes: 9");
+    MBA_IS(0, 0);
+    char text[2048];
+    tiny_text(text, sizeof text, "amd", two_sockets, "", "core",
+              "qos:\n  bandwidth: {kind: delay, classes: 4, max: 90, min_max: true}\n");
+    struct plat p;
+    struct err e = {0};
+    assert_int_not_equal(load_text(&p, text, &e), 0);
+    assert_string_equal(e.msg, "test.yaml:12: qos.bandwidth.min_max: IA32_MBA_CFG is Intel's; "
+                               "this is an amd profile");
+    /* Another kind's key is unknown. */
+    tiny_text(text, sizeof text, "amd", two_sockets, "", "core",
+              "qos:\n  bandwidth: {kind: rate, classes: 4, max: 11, min_max: true}\n");
+    assert_int_not_equal(load_text(&p, text, &e), 0);
+    assert_substr(e.msg, "qos.bandwidth.min_max: unknown key");
+}
+
 #define XEON(t) cmocka_unit_test_setup_teardown(t, setup_xeon, teardown)
 #define ATOM(t) cmocka_unit_test_setup_teardown(t, setup_atom, teardown)
 #define EPYC(t) cmocka_unit_test_setup_teardown(t, setup_epyc, teardown)
@@ -772,6 +883,9 @@ int main(void)
         NONE(test_module_cores_pow2),
         NONE(test_linux_groups),
         NONE(test_linux_threshold),
+        XEON(test_mba_cfg_absent),
+        NONE(test_mba_cfg_register),
+        NONE(test_mba_cfg_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -369,8 +369,8 @@ static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct
     /* Every kind's keys: one of another kind is refused when the kind is
      * known (conf_check_unused), a misspelt one at once. */
     if (!rc)
-        rc = conf_keys(c, n, e, "kind", "classes", "max", "granularity", "linear", "window",
-                       "blocks", "mrbwb", NULL);
+        rc = conf_keys(c, n, e, "kind", "classes", "max", "granularity", "linear", "min_max",
+                       "window", "blocks", "mrbwb", NULL);
     if (!rc)
         rc = conf_enum(c, n, "kind", CONF_REQ, bw_kind_name + 1, BW_NKIND - 1, &kind, e);
     if (!rc)
@@ -385,6 +385,11 @@ static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct
             rc = conf_u64(c, n, "granularity", CONF_OPT, 1, 99, &gran, e);
         if (!rc)
             rc = conf_bool(c, n, "linear", CONF_OPT, &o->linear, e);
+        /* IA32_MBA_CFG comes with more than 8 classes by default: Intel's
+         * pqos takes such an MBA to be 2.0 and reads the register. */
+        o->min_max = p->vendor == PLAT_INTEL && classes > 8;
+        if (!rc)
+            rc = conf_bool(c, n, "min_max", CONF_OPT, &o->min_max, e);
         if (!rc && max % gran)
             return conf_error(c, conf_get(n, "max"), e,
                               "%llu is not a multiple of granularity %llu", (unsigned long long)max,
@@ -582,6 +587,10 @@ static int check_vendor(struct plat *p, struct conf *c, struct err *e)
                           "%u x 32 records do not fit CPUID 0x8000001C's 8-bit LwpMinBufferSize "
                           "field (ECX[23:16])",
                           p->lwp.min_buffer);
+    if (p->bw.min_max && p->vendor != PLAT_INTEL)
+        return conf_error(c, at(c, "qos.bandwidth.min_max"), e,
+                          "IA32_MBA_CFG is Intel's; this is an %s profile",
+                          plat_vendor_name[p->vendor]);
     static const char *const sig[] = {"core.family", "core.model", "core.stepping"};
     for (unsigned i = 0; i < 3 && !x86; i++)
         if (at(c, sig[i]) != c->root)

@@ -101,6 +101,8 @@ struct plat_bw {
     unsigned max;         /* delay: max throttle percent; rate: BW_LEN bits */
     unsigned granularity; /* delay: percent step */
     int linear;           /* delay: linear scale (CPUID.10H.3 ECX[2]) */
+    int min_max;          /* delay, Intel: IA32_MBA_CFG selects whether a core takes the
+                             largest or smallest of its threads' delays */
     double window;        /* rate, share: accounting window, seconds */
     unsigned nblks;       /* share: NBWBLKS */
     unsigned mrbwb;       /* share: MRBWB, the most blocks that may be reserved */
