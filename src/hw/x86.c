@@ -36,7 +36,7 @@ static int has_l3be(const struct x86 *x)
 
 /* ---- registers as data ---- */
 
-enum x86_scope { SC_THREAD, SC_L3, SC_L2, SC_QOS_DOMAIN };
+enum x86_scope { SC_THREAD, SC_L3, SC_L2, SC_QOS_DOMAIN, SC_PACKAGE };
 
 struct x86_reg {
     const char *name;
@@ -64,6 +64,8 @@ static unsigned inst(const struct x86 *x, enum x86_scope s, unsigned cpu)
         return x->m->cpu[cpu].l2->inst;
     case SC_QOS_DOMAIN: /* QM_EVTSEL: per thread on Intel, per L3 domain on AMD */
         return x->amd ? x->m->cpu[cpu].domain : cpu;
+    case SC_PACKAGE: /* the socket: node is numbered across the sockets */
+        return x->m->cpu[cpu].node / x->p->topo.nodes;
     }
     return 0;
 }
@@ -336,6 +338,40 @@ static enum hw_fault mba_write(struct x86 *x, const struct x86_reg *r, unsigned 
     return HW_OK;
 }
 
+/* IA32_MBA_CFG (MSR 0xC84), MBA 2.0's configuration: MIN_DELAY [0] makes a
+ * core take the smallest of its threads' delays instead of the largest (the
+ * reset choice), LEGACY [1] is the legacy mode Intel's pqos reports; the
+ * rest is reserved (#GP). One register per package, reset 0. No CPUID bit
+ * enumerates it (it is model-specific); pqos 4.5 reads it on every package
+ * when CPUID.10H.3 reports more than 8 classes and no per-thread control
+ * (ECX[0]), so the profile's bandwidth.min_max (default: more than 8 classes)
+ * puts it there. The machine throttles each request by its own class's delay,
+ * so neither bit changes what the cores get (project choice,
+ * docs/registers.md 1.2). */
+static unsigned mba_cfg_count(const struct x86 *x, const struct x86_reg *r)
+{
+    (void)r;
+    return has_mba(x) && x->p->bw.min_max;
+}
+
+static enum hw_fault mba_cfg_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                  uint64_t *v)
+{
+    (void)n;
+    *v = x->mba_cfg[inst(x, r->scope, cpu)];
+    return HW_OK;
+}
+
+static enum hw_fault mba_cfg_write(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                   uint64_t v)
+{
+    (void)n;
+    if (v & ~(HW_FMASK(MBA_CFG, MIN_DELAY) | HW_FMASK(MBA_CFG, LEGACY)))
+        return HW_GP;
+    x->mba_cfg[inst(x, r->scope, cpu)] = v;
+    return HW_OK;
+}
+
 /* AMD L3QOS_BW_CONTROL_n: BW [BW_LEN-1:0] in 1/8 GB/s, U [BW_LEN] unlimited. */
 static unsigned l3be_count(const struct x86 *x, const struct x86_reg *r)
 {
@@ -380,6 +416,8 @@ static const struct x86_reg x86_regs[] = {
      mask_read, mask_write},
     {"IA32_L2_QoS_Ext_BW_Thrtl_n", X86_MBA_THRTL_0, SC_L3, PLAT_L3, "SDM 17.19.7 (MBA)", mba_count,
      bw_read, mba_write},
+    {"IA32_MBA_CFG", X86_MBA_CFG, SC_PACKAGE, PLAT_L3, "MBA 2.0, model-specific; registers.md 1.2",
+     mba_cfg_count, mba_cfg_read, mba_cfg_write},
     {"L3QOS_BW_CONTROL_n", X86_AMD_BW_CTL_0, SC_L3, PLAT_L3, "56375 L3 bandwidth enforcement",
      l3be_count, bw_read, l3be_write},
 };
@@ -418,7 +456,115 @@ enum hw_fault x86_wrmsr(struct x86 *x, unsigned cpu, uint32_t msr, uint64_t val)
     return r ? r->write(x, r, cpu, n, val) : HW_GP;
 }
 
-/* ---- CPUID (docs/registers.md 1, "CPUID") ---- */
+/* ---- topology: APIC IDs (docs/registers.md 1.1, "Topology") ---- */
+
+/* Bits a field of count values takes: ceil(log2(count)), 0 for 1. */
+static unsigned width_of(unsigned count)
+{
+    unsigned b = 0;
+    while ((1ull << b) < count)
+        b++;
+    return b;
+}
+
+void x86_topo_of(const struct plat *p, struct x86_topo *o)
+{
+    const struct plat_topo *t = &p->topo;
+    o->sockets = t->sockets;
+    o->dies = t->nodes * t->domains;
+    o->cores = t->modules * t->cores;
+    o->threads = t->threads;
+    o->thread_bits = width_of(o->threads);
+    o->core_bits = width_of(o->cores);
+    o->die_bits = width_of(o->dies);
+}
+
+/* Where each field starts in an APIC ID: software shifts right by these to
+ * get the core, the die and the package (SDM vol. 2A, CPUID leaf 1FH). */
+static unsigned die_shift(const struct x86_topo *t)
+{
+    return t->thread_bits + t->core_bits;
+}
+
+static unsigned pkg_shift(const struct x86_topo *t)
+{
+    return die_shift(t) + t->die_bits;
+}
+
+/* The machine numbers CPUs threads first, then the cores of a module, the
+ * modules of a domain, the domains of a node and the nodes of a socket
+ * (plat_place), which is QEMU's order (thread = i % T, core = i / T % C,
+ * die = i / TC % D, socket = i / TCD) with C and D flattened as above. */
+uint32_t x86_apic_id(const struct x86 *x, unsigned cpu)
+{
+    const struct x86_topo *t = &x->topo;
+    struct plat_place pl;
+    plat_place(x->p, cpu, &pl);
+    uint32_t id = pl.socket;
+    id = id << t->die_bits | pl.domain % t->dies;
+    id = id << t->core_bits | pl.core % t->cores;
+    return id << t->thread_bits | pl.thread;
+}
+
+/* ---- CPUID (docs/registers.md 1.1) ---- */
+
+/* Fields of the leaves the model builds, as the SDM (vol. 2A, CPUID) and
+ * AMD's APM (vol. 3, appendix E) lay them out. */
+HW_FIELD(CPUID_1_EAX, STEPPING, 0, 4);
+HW_FIELD(CPUID_1_EAX, MODEL, 4, 4);
+HW_FIELD(CPUID_1_EAX, FAMILY, 8, 4);
+HW_FIELD(CPUID_1_EAX, EXT_MODEL, 16, 4);
+HW_FIELD(CPUID_1_EAX, EXT_FAMILY, 20, 8);
+HW_FIELD(CPUID_1_EBX, CLFLUSH, 8, 8);  /* CLFLUSH line size, 8-byte units */
+HW_FIELD(CPUID_1_EBX, MAX_IDS, 16, 8); /* addressable logical processor IDs in the package */
+HW_FIELD(CPUID_1_EBX, APIC_ID, 24, 8); /* initial APIC ID */
+HW_FIELD(CPUID_1_EDX, CLFSH, 19, 1);
+HW_FIELD(CPUID_1_EDX, HTT, 28, 1);
+HW_FIELD(CPUID_4_EAX, TYPE, 0, 5); /* 0 null, 1 data, 2 instruction, 3 unified */
+HW_FIELD(CPUID_4_EAX, LEVEL, 5, 3);
+HW_FIELD(CPUID_4_EAX, SELF_INIT, 8, 1);
+HW_FIELD(CPUID_4_EAX, FULLY_ASSOC, 9, 1);
+HW_FIELD(CPUID_4_EAX, SHARING, 14, 12); /* addressable IDs sharing the cache - 1 */
+HW_FIELD(CPUID_4_EAX, CORES, 26, 6);    /* addressable core IDs in the package - 1 (Intel) */
+HW_FIELD(CPUID_4_EBX, LINE, 0, 12);     /* each - 1 */
+HW_FIELD(CPUID_4_EBX, PARTITIONS, 12, 10);
+HW_FIELD(CPUID_4_EBX, WAYS, 22, 10);
+HW_FIELD(CPUID_4_EDX, INCLUSIVE, 1, 1);
+HW_FIELD(CPUID_B_EAX, SHIFT, 0, 5);  /* to the next level's ID */
+HW_FIELD(CPUID_B_EBX, COUNT, 0, 16); /* logical processors at this level */
+HW_FIELD(CPUID_B_ECX, SUBLEAF, 0, 8);
+HW_FIELD(CPUID_B_ECX, TYPE, 8, 8); /* 0 invalid, 1 SMT, 2 core, 5 die */
+HW_FIELD(CPUID_80000001_ECX, CMP_LEGACY, 1, 1);
+HW_FIELD(CPUID_80000001_ECX, TOPO_EXT, 22, 1);
+HW_FIELD(CPUID_80000005_C, LINE, 0, 8); /* ECX L1D, EDX L1I */
+HW_FIELD(CPUID_80000005_C, LINES_PER_TAG, 8, 8);
+HW_FIELD(CPUID_80000005_C, ASSOC, 16, 8);
+HW_FIELD(CPUID_80000005_C, SIZE_KB, 24, 8);
+HW_FIELD(CPUID_80000006_ECX, LINE, 0, 8); /* the L2 */
+HW_FIELD(CPUID_80000006_ECX, LINES_PER_TAG, 8, 4);
+HW_FIELD(CPUID_80000006_ECX, ASSOC, 12, 4);
+HW_FIELD(CPUID_80000006_ECX, SIZE_KB, 16, 16);
+HW_FIELD(CPUID_80000006_EDX, LINE, 0, 8); /* the L3 (AMD) */
+HW_FIELD(CPUID_80000006_EDX, LINES_PER_TAG, 8, 4);
+HW_FIELD(CPUID_80000006_EDX, ASSOC, 12, 4);
+HW_FIELD(CPUID_80000006_EDX, SIZE_512K, 18, 14);
+HW_FIELD(CPUID_80000008_ECX, NC, 0, 8);            /* logical processors in the package - 1 */
+HW_FIELD(CPUID_80000008_ECX, APIC_ID_SIZE, 12, 4); /* APIC ID bits below the package */
+HW_FIELD(CPUID_8000001E_EBX, CORE_ID, 0, 8);
+HW_FIELD(CPUID_8000001E_EBX, THREADS, 8, 8); /* threads per core - 1 */
+HW_FIELD(CPUID_8000001E_ECX, NODE_ID, 0, 8);
+HW_FIELD(CPUID_8000001E_ECX, NODES, 8, 3); /* nodes per processor - 1 */
+
+enum { CACHE_DATA = 1, CACHE_CODE = 2, CACHE_UNIFIED = 3 };
+enum { TOPO_INVALID = 0, TOPO_SMT = 1, TOPO_CORE = 2, TOPO_DIE = 5 };
+
+/* A count in a field too narrow for it reads as the field's largest value
+ * (project choice: the specs give no wider form; for the counts of IDs the
+ * largest value still rounds up to the right power of two). */
+static uint64_t sat(uint64_t v, unsigned bits)
+{
+    return v > bits_mask(bits) ? bits_mask(bits) : v;
+}
 
 static void vendor(const struct x86 *x, uint32_t out[4])
 {
@@ -427,6 +573,142 @@ static void vendor(const struct x86 *x, uint32_t out[4])
     memcpy(&out[1], s, 4);
     memcpy(&out[3], s + 4, 4);
     memcpy(&out[2], s + 8, 4);
+}
+
+/* Leaf 0: the highest basic leaf and the vendor. Intel goes up to 1FH so
+ * that 0BH and 1FH are there; AMD (no leaves 4, 0BH, 1FH here) stops at
+ * 10H, its PQE leaf (56375). */
+static void leaf_0(const struct x86 *x, uint32_t out[4])
+{
+    out[0] = x->amd ? 0x10 : 0x1F;
+    vendor(x, out);
+}
+
+/* The signature, CPUID 1 EAX (SDM vol. 2A, CPUID, "Version Information";
+ * APM vol. 3, Fn0000_0001_EAX, repeated in Fn8000_0001_EAX): a family
+ * above 0xF is 0xF plus the extended family; the model's high nibble goes in
+ * the extended model, which software reads for family 6 and 0xF and up (the
+ * profile refuses a model above 0xF for any other family). */
+static uint32_t signature(const struct plat *p)
+{
+    unsigned fam = p->core.family, model = p->core.model;
+    uint64_t v = HW_FSET(0, CPUID_1_EAX, STEPPING, p->core.stepping);
+    v = HW_FSET(v, CPUID_1_EAX, MODEL, model & 0xF);
+    v = HW_FSET(v, CPUID_1_EAX, EXT_MODEL, model >> 4);
+    v = HW_FSET(v, CPUID_1_EAX, FAMILY, fam < 0xF ? fam : 0xF);
+    v = HW_FSET(v, CPUID_1_EAX, EXT_FAMILY, fam < 0xF ? 0 : fam - 0xF);
+    return (uint32_t)v;
+}
+
+/* Leaf 1 (SDM vol. 2A, CPUID, Table "Information Returned", leaf 01H): the
+ * signature; EBX the CLFLUSH line (the L1D line, in 8-byte units), the
+ * addressable logical processor IDs of the package (a power of two, the IDs
+ * below the package field) and the initial APIC ID; EDX CLFSH, and HTT when
+ * the package holds more than one logical processor. Every other feature
+ * bit reads 0: the model knows nothing of them. */
+static void leaf_1(const struct x86 *x, unsigned cpu, uint32_t out[4])
+{
+    unsigned bits = pkg_shift(&x->topo);
+    uint64_t b = HW_FSET(0, CPUID_1_EBX, CLFLUSH, sat(x->p->cache[PLAT_L1D].geom.line / 8, 8));
+    b = HW_FSET(b, CPUID_1_EBX, MAX_IDS, sat(1ull << bits, 8));
+    b = HW_FSET(b, CPUID_1_EBX, APIC_ID, x86_apic_id(x, cpu) & 0xff);
+    out[0] = signature(x->p);
+    out[1] = (uint32_t)b;
+    out[3] = (uint32_t)(HW_FMASK(CPUID_1_EDX, CLFSH) | HW_FSET(0, CPUID_1_EDX, HTT, bits > 0));
+}
+
+/* The cache the n-th subleaf of leaf 4 or 0x8000001D describes, L1D, L1I,
+ * L2, then L3 where there is one; PLAT_NLEVEL past the last. */
+static enum plat_level cache_at(const struct plat *p, uint32_t n)
+{
+    static const enum plat_level order[] = {PLAT_L1D, PLAT_L1I, PLAT_L2, PLAT_L3};
+    for (unsigned i = 0; i < sizeof order / sizeof *order; i++)
+        if (p->cache[order[i]].present && n-- == 0)
+            return order[i];
+    return PLAT_NLEVEL;
+}
+
+/* APIC ID bits below which CPUs share one instance of a cache: a core's
+ * threads; a module's cores (a power of two, plat.c), or a die's. */
+static unsigned share_bits(const struct x86 *x, enum plat_level l)
+{
+    const struct x86_topo *t = &x->topo;
+    switch (x->p->cache[l].scope) {
+    case PLAT_SCOPE_MODULE:
+        return t->thread_bits + bits_log2(x->p->topo.cores);
+    case PLAT_SCOPE_DOMAIN:
+        return die_shift(t);
+    default:
+        return t->thread_bits;
+    }
+}
+
+/* Deterministic cache parameters: Intel leaf 4 (SDM vol. 2A, CPUID leaf
+ * 04H) and AMD 0x8000001D (APM vol. 3, Fn8000_001D), one format. EAX: type,
+ * level, self-initializing, fully associative when there is one set, the
+ * addressable IDs sharing the cache - 1 (a power of two: Linux takes the CPUs
+ * whose APIC IDs differ only below it to share the cache), and on Intel the
+ * addressable core IDs of the package - 1 (reserved on AMD). EBX: ways,
+ * partitions (1) and line size, each - 1; ECX: sets - 1; EDX[1]: inclusive
+ * of the levels above it (the profile's inclusion); WBINVD [0] and complex
+ * indexing [2] read 0 (project choice: the model indexes sets by address
+ * bits). A subleaf past the caches is the null one: all zeros. */
+static void cache_leaf(const struct x86 *x, uint32_t sub, uint32_t out[4])
+{
+    enum plat_level l = cache_at(x->p, sub);
+    if (l == PLAT_NLEVEL)
+        return;
+    const struct plat_cache *pc = &x->p->cache[l];
+    const struct cache_geom *g = &pc->geom;
+    uint64_t sets = g->size / ((uint64_t)g->assoc * g->line);
+    unsigned type = l == PLAT_L1D ? CACHE_DATA : l == PLAT_L1I ? CACHE_CODE : CACHE_UNIFIED;
+    uint64_t a = HW_FSET(0, CPUID_4_EAX, TYPE, type);
+    a = HW_FSET(a, CPUID_4_EAX, LEVEL, l <= PLAT_L1D ? 1 : l == PLAT_L2 ? 2 : 3);
+    a = HW_FSET(a, CPUID_4_EAX, SELF_INIT, 1);
+    a = HW_FSET(a, CPUID_4_EAX, FULLY_ASSOC, sets == 1);
+    a = HW_FSET(a, CPUID_4_EAX, SHARING, sat((1ull << share_bits(x, l)) - 1, 12));
+    if (!x->amd)
+        a = HW_FSET(a, CPUID_4_EAX, CORES,
+                    sat((1ull << (x->topo.core_bits + x->topo.die_bits)) - 1, 6));
+    uint64_t b = HW_FSET(0, CPUID_4_EBX, LINE, g->line - 1);
+    b = HW_FSET(b, CPUID_4_EBX, WAYS, g->assoc - 1);
+    out[0] = (uint32_t)a;
+    out[1] = (uint32_t)b;
+    out[2] = (uint32_t)(sets - 1);
+    out[3] = (uint32_t)HW_FSET(0, CPUID_4_EDX, INCLUSIVE, pc->incl == HIER_INCLUSIVE);
+}
+
+/* Extended topology, leaves 0BH and 1FH (SDM vol. 2A, CPUID leaves 0BH and
+ * 1FH; vol. 3A, "Hierarchical Mapping of CPUID Extended Topology"), as QEMU
+ * 7.2 answers them so that Linux finds what it finds on stock QEMU: the SMT
+ * level (shift to the core ID, threads per core), the core level and, in 1FH
+ * when a socket has more than one die, the die level (shift to the package,
+ * logical processors per package), then levels of type 0 (invalid) with
+ * EAX and EBX 0. Without a die level the core level shifts to the package
+ * (0BH must reach the package ID); its count is a die's logical processors,
+ * as in QEMU (the SDM makes the counts informational only). ECX[7:0] echoes
+ * the subleaf and EDX is the x2APIC ID in every subleaf. */
+static void topo_leaf(const struct x86 *x, unsigned cpu, uint32_t leaf, uint32_t sub,
+                      uint32_t out[4])
+{
+    const struct x86_topo *t = &x->topo;
+    int die = leaf == 0x1F && t->dies > 1;
+    const struct {
+        unsigned type, shift, count;
+    } lv[3] = {
+        {TOPO_SMT, t->thread_bits, t->threads},
+        {TOPO_CORE, die ? die_shift(t) : pkg_shift(t), t->cores * t->threads},
+        {TOPO_DIE, pkg_shift(t), t->dies * t->cores * t->threads},
+    };
+    unsigned type = TOPO_INVALID;
+    if (sub < (die ? 3u : 2u)) {
+        type = lv[sub].type;
+        out[0] = (uint32_t)HW_FSET(0, CPUID_B_EAX, SHIFT, lv[sub].shift);
+        out[1] = (uint32_t)HW_FSET(0, CPUID_B_EBX, COUNT, lv[sub].count);
+    }
+    out[2] =
+        (uint32_t)(HW_FSET(0, CPUID_B_ECX, SUBLEAF, sub) | HW_FSET(0, CPUID_B_ECX, TYPE, type));
+    out[3] = x86_apic_id(x, cpu);
 }
 
 static void cat_leaf(const struct x86 *x, enum plat_level l, uint32_t out[4])
@@ -440,25 +722,16 @@ static void cat_leaf(const struct x86 *x, enum plat_level l, uint32_t out[4])
     out[3] = (x->ncos[l] - 1) & 0xffff;
 }
 
-enum hw_fault x86_cpuid(struct x86 *x, unsigned cpu, uint32_t leaf, uint32_t sub, uint32_t out[4])
+/* Leaves 7, 0xF and 0x10: monitoring and allocation (registers.md 1.1). */
+static void qos_leaf(const struct x86 *x, uint32_t leaf, uint32_t sub, uint32_t out[4])
 {
-    (void)cpu;
-    memset(out, 0, 4 * sizeof *out);
     /* PQE covers every enforcement feature: AMD's L3BE is found through it (56375). */
     int pqm = x->nrmid != 0,
         pqe = has_cat(x, PLAT_L3) || has_cat(x, PLAT_L2) || has_mba(x) || has_l3be(x);
-    switch (leaf) {
-    case 0x0:
-        out[0] = 0x10;
-        vendor(x, out);
-        break;
-    case 0x7:
+    if (leaf == 0x7) {
         if (sub == 0)
             out[1] = (pqm ? 1u << 12 : 0) | (pqe ? 1u << 15 : 0);
-        break;
-    case 0xF:
-        if (!pqm)
-            break;
+    } else if (leaf == 0xF && pqm) {
         if (sub == 0) {
             out[1] = x->nrmid - 1;
             out[3] = 1u << 1;
@@ -469,8 +742,7 @@ enum hw_fault x86_cpuid(struct x86 *x, unsigned cpu, uint32_t leaf, uint32_t sub
             out[3] = (x->p->mon.occupancy ? 1u : 0) | (x->p->mon.total ? 2u : 0) |
                      (x->p->mon.local ? 4u : 0);
         }
-        break;
-    case 0x10:
+    } else if (leaf == 0x10) {
         if (sub == 0)
             out[1] = (has_cat(x, PLAT_L3) ? 1u << 1 : 0) | (has_cat(x, PLAT_L2) ? 1u << 2 : 0) |
                      (has_mba(x) ? 1u << 3 : 0);
@@ -483,15 +755,172 @@ enum hw_fault x86_cpuid(struct x86 *x, unsigned cpu, uint32_t leaf, uint32_t sub
             out[2] = x->p->bw.linear ? 1u << 2 : 0;
             out[3] = (x->bw_cos - 1) & 0xffff;
         }
+    }
+}
+
+/* Associativity as 0x80000006 encodes it (SDM vol. 2A, leaf 80000006H;
+ * APM vol. 3, Fn8000_0006, "L2/L3 cache and TLB associativity field
+ * encoding"): the ways both tables name, fully associative as 0xF, and any
+ * other count as the code that sends software to the deterministic leaf
+ * (Intel 7H: see leaf 4; AMD 9H: see Fn8000_001D; project choice, since
+ * neither table has a code for, say, 18 ways). */
+static unsigned assoc_code(const struct x86 *x, const struct cache_geom *g)
+{
+    static const unsigned ways[] = {1, 2, 4, 8, 16, 32, 48, 64, 96, 128};
+    static const unsigned code[] = {1, 2, 4, 6, 8, 0xA, 0xB, 0xC, 0xD, 0xE};
+    if ((uint64_t)g->assoc * g->line == g->size)
+        return 0xF;
+    for (unsigned i = 0; i < sizeof ways / sizeof *ways; i++)
+        if (g->assoc == ways[i])
+            return code[i];
+    return x->amd ? 9 : 7;
+}
+
+/* AMD's L1 caches, 0x80000005 ECX (L1D) and EDX (L1I) (APM vol. 3,
+ * Fn8000_0005): size in KiB, ways (0xFF fully associative), lines per tag
+ * 1, line size. EAX and EBX, the TLBs, read 0: the model has none. */
+static uint32_t l1_desc(const struct plat_cache *pc)
+{
+    const struct cache_geom *g = &pc->geom;
+    int full = (uint64_t)g->assoc * g->line == g->size;
+    uint64_t v = HW_FSET(0, CPUID_80000005_C, LINE, g->line);
+    v = HW_FSET(v, CPUID_80000005_C, LINES_PER_TAG, 1);
+    v = HW_FSET(v, CPUID_80000005_C, ASSOC, full ? 0xFF : sat(g->assoc, 8));
+    v = HW_FSET(v, CPUID_80000005_C, SIZE_KB, sat(g->size / 1024, 8));
+    return (uint32_t)v;
+}
+
+/* 0x80000006 (SDM vol. 2A, leaf 80000006H; APM vol. 3, Fn8000_0006): ECX
+ * the L2, size in KiB, associativity code, line size (and on AMD lines per
+ * tag 1; Intel reserves those bits); EDX on AMD the L3, size in 512 KiB
+ * units (rounded down), code, lines per tag, line size; 0 without an L3.
+ * Linux takes its x86_cache_size from this ECX on AMD. */
+static void leaf_80000006(const struct x86 *x, uint32_t out[4])
+{
+    const struct cache_geom *g = &x->p->cache[PLAT_L2].geom;
+    uint64_t c = HW_FSET(0, CPUID_80000006_ECX, LINE, sat(g->line, 8));
+    c = HW_FSET(c, CPUID_80000006_ECX, LINES_PER_TAG, x->amd);
+    c = HW_FSET(c, CPUID_80000006_ECX, ASSOC, assoc_code(x, g));
+    c = HW_FSET(c, CPUID_80000006_ECX, SIZE_KB, sat(g->size / 1024, 16));
+    out[2] = (uint32_t)c;
+    if (!x->amd || !x->p->cache[PLAT_L3].present)
+        return;
+    g = &x->p->cache[PLAT_L3].geom;
+    uint64_t d = HW_FSET(0, CPUID_80000006_EDX, LINE, sat(g->line, 8));
+    d = HW_FSET(d, CPUID_80000006_EDX, LINES_PER_TAG, 1);
+    d = HW_FSET(d, CPUID_80000006_EDX, ASSOC, assoc_code(x, g));
+    d = HW_FSET(d, CPUID_80000006_EDX, SIZE_512K, sat(g->size / (512 * 1024), 14));
+    out[3] = (uint32_t)d;
+}
+
+/* AMD 0x80000001 (APM vol. 3, Fn8000_0001): EAX the signature again; ECX
+ * TopologyExtensions [22] (leaves 0x8000001D and 0x8000001E are there) and
+ * CmpLegacy [1] when a package has more than one core. LWP adds its bit
+ * afterwards (lwp_cpuid). Intel reserves all of it but feature bits the
+ * model does not know. */
+static void leaf_80000001(const struct x86 *x, uint32_t out[4])
+{
+    if (!x->amd)
+        return;
+    out[0] = signature(x->p);
+    out[2] =
+        (uint32_t)(HW_FMASK(CPUID_80000001_ECX, TOPO_EXT) |
+                   HW_FSET(0, CPUID_80000001_ECX, CMP_LEGACY, x->topo.dies * x->topo.cores > 1));
+}
+
+/* 0x80000008: EBX[6] BE, AMD's bandwidth enforcement (56375); on AMD ECX
+ * (APM vol. 3, Fn8000_0008) NC, the logical processors of the package - 1,
+ * and ApicIdSize, the APIC ID bits below the package field. */
+static void leaf_80000008(const struct x86 *x, uint32_t out[4])
+{
+    if (has_l3be(x))
+        out[1] = 1u << 6;
+    if (!x->amd)
+        return;
+    const struct x86_topo *t = &x->topo;
+    uint64_t c =
+        HW_FSET(0, CPUID_80000008_ECX, NC, sat((uint64_t)t->dies * t->cores * t->threads - 1, 8));
+    c = HW_FSET(c, CPUID_80000008_ECX, APIC_ID_SIZE, sat(pkg_shift(t), 4));
+    out[2] = (uint32_t)c;
+}
+
+/* AMD 0x8000001E (APM vol. 3, Fn8000_001E): EAX the extended APIC ID; EBX
+ * the core ID within the package (the APIC ID's die and core fields, as
+ * Linux takes it for the core's ID) and threads per core - 1; ECX the node
+ * ID (the APIC ID above the core field: socket and die, as QEMU 7.2 gives it)
+ * and nodes (dies) per processor - 1. */
+static void leaf_8000001e(const struct x86 *x, unsigned cpu, uint32_t out[4])
+{
+    const struct x86_topo *t = &x->topo;
+    uint32_t id = x86_apic_id(x, cpu);
+    uint64_t b =
+        HW_FSET(0, CPUID_8000001E_EBX, CORE_ID, (id & bits_mask(pkg_shift(t))) >> t->thread_bits);
+    b = HW_FSET(b, CPUID_8000001E_EBX, THREADS, t->threads - 1);
+    uint64_t c = HW_FSET(0, CPUID_8000001E_ECX, NODE_ID, id >> die_shift(t));
+    c = HW_FSET(c, CPUID_8000001E_ECX, NODES, sat(t->dies - 1, 3));
+    out[0] = id;
+    out[1] = (uint32_t)b;
+    out[2] = (uint32_t)c;
+}
+
+/* The basic leaves. */
+static void basic_leaf(const struct x86 *x, unsigned cpu, uint32_t leaf, uint32_t sub,
+                       uint32_t out[4])
+{
+    switch (leaf) {
+    case 0x0:
+        leaf_0(x, out);
         break;
+    case 0x1:
+        leaf_1(x, cpu, out);
+        break;
+    case 0x4:
+        if (!x->amd)
+            cache_leaf(x, sub, out);
+        break;
+    case 0xB:
+    case 0x1F:
+        if (!x->amd)
+            topo_leaf(x, cpu, leaf, sub, out);
+        break;
+    default:
+        qos_leaf(x, leaf, sub, out);
+        break;
+    }
+}
+
+/* The extended leaves. */
+static void ext_leaf(const struct x86 *x, unsigned cpu, uint32_t leaf, uint32_t sub,
+                     uint32_t out[4])
+{
+    switch (leaf) {
     case 0x80000000:
         out[0] = x->amd ? 0x80000020 : 0x80000008;
         if (x->amd)
             vendor(x, out);
         break;
+    case 0x80000001:
+        leaf_80000001(x, out);
+        break;
+    case 0x80000005:
+        if (x->amd) {
+            out[2] = l1_desc(&x->p->cache[PLAT_L1D]);
+            out[3] = l1_desc(&x->p->cache[PLAT_L1I]);
+        }
+        break;
+    case 0x80000006:
+        leaf_80000006(x, out);
+        break;
     case 0x80000008:
-        if (has_l3be(x))
-            out[1] = 1u << 6;
+        leaf_80000008(x, out);
+        break;
+    case 0x8000001D:
+        if (x->amd)
+            cache_leaf(x, sub, out);
+        break;
+    case 0x8000001E:
+        if (x->amd)
+            leaf_8000001e(x, cpu, out);
         break;
     case 0x80000020:
         if (!x->amd || !has_l3be(x))
@@ -504,8 +933,18 @@ enum hw_fault x86_cpuid(struct x86 *x, unsigned cpu, uint32_t leaf, uint32_t sub
         }
         break;
     default:
-        break; /* leaves this model does not implement read as zeros */
+        break;
     }
+}
+
+/* Leaves this model does not implement read as zeros (registers.md 1.1). */
+enum hw_fault x86_cpuid(struct x86 *x, unsigned cpu, uint32_t leaf, uint32_t sub, uint32_t out[4])
+{
+    memset(out, 0, 4 * sizeof *out);
+    if (leaf < 0x80000000)
+        basic_leaf(x, cpu, leaf, sub, out);
+    else
+        ext_leaf(x, cpu, leaf, sub, out);
     lwp_cpuid(&x->lwp, cpu, leaf, sub, out); /* 0x80000001 ECX[15], 0x8000001C */
     return HW_OK;
 }
@@ -561,6 +1000,7 @@ void x86_reset(struct x86 *x)
             bw_class_reset(p->bw.kind, &s);
             mach_set_bw(x->m, d, c, &s);
         }
+    memset(x->mba_cfg, 0, x->topo.sockets * sizeof *x->mba_cfg);
     /* PQR_ASSOC.RMID resets to 0 on every CPU: each domain tracks RMID 0. */
     if (x->tracked)
         memset(x->tracked, 0, (size_t)p->ndomains * x->nrmid * sizeof *x->tracked);
@@ -602,9 +1042,11 @@ int x86_init(struct x86 *x, struct mach *m, struct err *e)
         bad = !(x->bw = calloc((size_t)p->ndomains * x->bw_cos, sizeof *x->bw));
     if (!bad && x->amd && x->nrmid)
         bad = !(x->tracked = calloc((size_t)p->ndomains * x->nrmid, sizeof *x->tracked));
+    x86_topo_of(p, &x->topo);
     if (!bad)
         bad = !(x->l3_of = calloc(m->ncpu, sizeof *x->l3_of)) ||
-              !(x->l2_of = calloc(m->ncpu, sizeof *x->l2_of));
+              !(x->l2_of = calloc(m->ncpu, sizeof *x->l2_of)) ||
+              !(x->mba_cfg = calloc(x->topo.sockets, sizeof *x->mba_cfg));
     for (unsigned c = 0; !bad && c < m->ncpu; c++) {
         x->l3_of[c] = m->cpu[c].domain;
         x->l2_of[c] = m->cpu[c].l2->inst;
@@ -636,6 +1078,7 @@ void x86_free(struct x86 *x)
     free(x->tracked);
     free(x->l3_of);
     free(x->l2_of);
+    free(x->mba_cfg);
     lwp_free(&x->lwp);
     memset(x, 0, sizeof *x);
 }

@@ -20,6 +20,7 @@
 enum {
     X86_L3_QOS_CFG = 0xC81,        /* IA32_L3_QOS_CFG: L3 CDP enable */
     X86_L2_QOS_CFG = 0xC82,        /* IA32_L2_QOS_CFG: L2 CDP enable (L2 CDP paper) */
+    X86_MBA_CFG = 0xC84,           /* IA32_MBA_CFG: MBA 2.0 thread throttling mode */
     X86_QM_EVTSEL = 0xC8D,         /* IA32_QM_EVTSEL (SDM 17.16.7) */
     X86_QM_CTR = 0xC8E,            /* IA32_QM_CTR (SDM 17.16.7), read-only */
     X86_PQR_ASSOC = 0xC8F,         /* IA32_PQR_ASSOC (SDM 17.16.6) */
@@ -38,9 +39,21 @@ HW_FIELD(QM_CTR, U, 62, 1); /* Unavailable: no data for this RMID now */
 HW_FIELD(QM_CTR, E, 63, 1); /* Error: unsupported event or RMID out of range */
 HW_FIELD(QOS_CFG, CDP, 0, 1);
 HW_FIELD(MBA_THRTL, DELAY, 0, 16);
+HW_FIELD(MBA_CFG, MIN_DELAY, 0, 1); /* a core takes the smallest of its threads' delays */
+HW_FIELD(MBA_CFG, LEGACY, 1, 1);    /* MBA 2.0 legacy mode */
 
 /* Monitoring event IDs: CPUID.0FH.1 EDX bit + 1. */
 enum { X86_EVT_OCCUPANCY = 1, X86_EVT_TOTAL = 2, X86_EVT_LOCAL = 3 };
+
+/* The APIC ID layout (docs/registers.md 1.1, "Topology"): what QEMU 7.2
+ * assigns for -smp sockets=S,dies=D,cores=C,threads=T with S the profile's
+ * sockets, D = nodes x domains (a die per L3 domain), C = modules x cores
+ * (cores per die) and T = threads. An ID is socket, die, core and thread
+ * from the top, each field ceil(log2(count)) bits wide (0 for a count of 1). */
+struct x86_topo {
+    unsigned sockets, dies, cores, threads; /* S; D per socket; C per die; T per core */
+    unsigned thread_bits, core_bits, die_bits;
+};
 
 struct x86 {
     struct mach *m;
@@ -59,8 +72,10 @@ struct x86 {
     uint64_t *tracked;           /* AMD: [ndomains * nrmid] seq of the RMID's last association
                                     in the domain; 0: its bandwidth is not tracked there */
     uint64_t seq;                /* AMD: PQR_ASSOC writes so far, to order them */
+    uint64_t *mba_cfg;           /* [sockets] IA32_MBA_CFG */
     unsigned *l3_of, *l2_of;     /* [ncpu] topology, for x86_regif */
-    struct lwp lwp;              /* the LWP unit (absent unless the profile has qos.lwp) */
+    struct x86_topo topo;
+    struct lwp lwp; /* the LWP unit (absent unless the profile has qos.lwp) */
 };
 
 int x86_init(struct x86 *x, struct mach *m, struct err *e);
@@ -69,6 +84,13 @@ void x86_regif(struct x86 *x, struct hw_x86_if *out);
 void x86_free(struct x86 *x);
 /* Architectural reset of every register, applied to the machine. */
 void x86_reset(struct x86 *x);
+
+/* The APIC ID layout of a profile's CPUs. */
+void x86_topo_of(const struct plat *p, struct x86_topo *out);
+/* The initial APIC ID (x2APIC ID) of logical CPU cpu: socket, die, core and
+ * thread fields as struct x86_topo lays them out, from where the machine
+ * places the CPU (plat_place). */
+uint32_t x86_apic_id(const struct x86 *x, unsigned cpu);
 
 /* The register interface. out: eax, ebx, ecx, edx. */
 enum hw_fault x86_cpuid(struct x86 *x, unsigned cpu, uint32_t leaf, uint32_t sub, uint32_t out[4]);

@@ -22,6 +22,8 @@ golden intel-cmt-mbm --scenario "$TOP/examples/noisy-neighbour.yaml"
 golden rdt-groups --scenario "$TOP/examples/rdt-noisy-neighbour.yaml"
 golden intel-l2-cdp --platform intel-atom
 golden amd-pqos --platform amd-epyc
+golden intel-topology
+golden amd-topology --platform amd-epyc
 golden cbqri-capacity --platform riscv-soc
 golden cbqri-bandwidth --platform riscv-soc
 golden cbqri-privilege --platform riscv-soc
@@ -46,6 +48,28 @@ printf '# only comments\n\n   # and blanks\n' | "$QOSIM" regs - >"$TMP/out" 2>&1
 same "comments and blank lines print nothing" "$(cat "$TMP/out")" ""
 printf 'rdmsr 0 0xc8f\n' | "$QOSIM" regs >"$TMP/out" 2>&1
 same "standard input by default" "$(cat "$TMP/out")" "0x0000000000000000"
+
+# IA32_MBA_CFG comes with more than 8 MBA classes (Intel's pqos reads it for
+# MBA 2.0): one per package, bits 0 and 1, the rest #GP.
+"$QOSIM" profiles show intel-xeon | sed 's/^    classes: 8$/    classes: 16/' >"$TMP/mba16.yaml"
+printf 'cpuid 0x10 3
+rdmsr 0 0xc84
+wrmsr 3 0xc84 1
+rdmsr 15 0xc84
+rdmsr 16 0xc84
+wrmsr 0 0xc84 4
+wrmsr 16 0xc84 3
+rdmsr 31 0xc84
+' >"$TMP/mba.regs"
+expect "IA32_MBA_CFG: 16 MBA classes run" 0 "$QOSIM" regs --platform "$TMP/mba16.yaml" "$TMP/mba.regs"
+same "IA32_MBA_CFG: reset 0, per package, reserved bits #GP" "$(cat "$TMP/out")" "eax=0x00000059 ebx=0x00000000 ecx=0x00000004 edx=0x0000000f
+0x0000000000000000
+ok
+0x0000000000000001
+0x0000000000000000
+#GP
+ok
+0x0000000000000003"
 
 # The controllers' timing comes from the profile: with busy_cycles 0 an
 # operation is done when its write is; with 1000, still BUSY after 20 reads.
@@ -105,7 +129,7 @@ error: line 19: usage: mmio read32|read64 ADDR [hart N] or mmio write32|write64 
 printf 'csr read 0 sqoscfg\n' | "$QOSIM" regs --platform riscv-soc >"$TMP/out" 2>&1
 same "RISC-V: a RISC-V platform gets the CBQRI console" "$(cat "$TMP/out")" "0x00000000"
 printf 'cpuid 0\n' | "$QOSIM" regs --platform intel-xeon >"$TMP/out" 2>&1
-same "x86 keeps its console" "$(cat "$TMP/out")" "eax=0x00000010 ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69"
+same "x86 keeps its console" "$(cat "$TMP/out")" "eax=0x0000001f ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69"
 expect "RISC-V: unknown option" 2 "$QOSIM" regs --platform riscv-soc --frob
 expect "RISC-V: platform and scenario together" 2 "$QOSIM" regs --platform riscv-soc \
     --scenario "$TOP/examples/regs/cbqri-tasks.yaml"

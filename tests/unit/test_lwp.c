@@ -460,7 +460,7 @@ static void test_cpuid_min_buffer(void **state)
     struct err e = {0};
     const char *wide[] = {"min_buffer: 2", "min_buffer: 256", NULL};
     assert_int_equal(lwp_plat_try(&p, wide, &e), -QOSIM_EPARSE);
-    assert_string_equal(e.msg, "test.yaml:51: qos.lwp.min_buffer: 256 x 32 records do not fit "
+    assert_string_equal(e.msg, "test.yaml:54: qos.lwp.min_buffer: 256 x 32 records do not fit "
                                "CPUID 0x8000001C's 8-bit LwpMinBufferSize field (ECX[23:16])");
     /* lwp_init refuses it too, should a plat come from elsewhere. */
     lwp_plat(&p, NULL);

@@ -276,7 +276,8 @@ static uint64_t ways(enum plat_level l, uint64_t cbm)
 static void test_cpuid_vendor_intel(void **state)
 {
     (void)state;
-    CPUID_IS(0x0, 0, 0x10, GENU, NTEL, INEI);
+    /* Intel's basic leaves reach 1FH, the V2 extended topology leaf. */
+    CPUID_IS(0x0, 0, 0x1F, GENU, NTEL, INEI);
     uint32_t r[4];
     x86_cpuid(&X, 0, 0, 0, r);
     char s[13] = {0};
@@ -291,6 +292,7 @@ static void test_cpuid_vendor_intel(void **state)
 static void test_cpuid_vendor_amd(void **state)
 {
     (void)state;
+    /* AMD's stop at 10H (PQE): it has no leaves 4, 0BH or 1FH here. */
     CPUID_IS(0x0, 0, 0x10, AUTH, CAMD, ENTI);
     uint32_t r[4];
     x86_cpuid(&X, 0, 0, 0, r);
@@ -332,7 +334,7 @@ static void test_cpuid_xeon_allocation(void **state)
 static void test_cpuid_atom(void **state)
 {
     (void)state;
-    CPUID_IS(0x0, 0, 0x10, GENU, NTEL, INEI);
+    CPUID_IS(0x0, 0, 0x1F, GENU, NTEL, INEI);
     CPUID_IS(0x7, 0, 0, 1u << 15, 0, 0);
     CPUID_IS(0xF, 0, 0, 0, 0, 0);
     CPUID_IS(0xF, 1, 0, 0, 0, 0);
@@ -361,7 +363,9 @@ static void test_cpuid_epyc_allocation(void **state)
     CPUID_IS(0x10, 1, 16 - 1, 0, 1u << 2, 15);
     CPUID_IS(0x10, 2, 0, 0, 0, 0);
     CPUID_IS(0x10, 3, 0, 0, 0, 0);
-    CPUID_IS(0x80000008, 0, 0, 1u << 6, 0, 0);
+    /* ECX: 64 logical CPUs per package (NC 63), 6 APIC ID bits below the
+     * package (1 thread, 3 core, 2 die bits). */
+    CPUID_IS(0x80000008, 0, 0, 1u << 6, 6u << 12 | 63, 0);
     CPUID_IS(0x80000020, 0, 0, 1u << 1, 0, 0);
     CPUID_IS(0x80000020, 1, 11, 0, 0, 15);
 }
@@ -405,7 +409,8 @@ static void test_cpuid_amd_be_only_sets_pqe(void **state)
               "memory: {channels: 2, peak: 64GB/s, latency: 100ns}\n"
               "qos:\n"
               "  bandwidth: {kind: rate, classes: 4, max: 11}\n");
-    CPUID_IS(0x80000008, 0, 0, 1u << 6, 0, 0);
+    /* ECX: 2 dies x 2 cores, NC 3 and 2 APIC ID bits (1 core, 1 die). */
+    CPUID_IS(0x80000008, 0, 0, 1u << 6, 2u << 12 | 3, 0);
     CPUID_IS(0x80000020, 0, 0, 1u << 1, 0, 0);
     CPUID_IS(0x80000020, 1, 11, 0, 0, 3);
     CPUID_IS(0x10, 0, 0, 0, 0, 0);

@@ -79,6 +79,51 @@ static int load_topo(struct plat *p, struct conf *c, struct conf_node *root, str
     return 0;
 }
 
+/* n's key, or n itself when the key is absent: where a message points. */
+static struct conf_node *key_or(struct conf_node *n, const char *key)
+{
+    struct conf_node *k = conf_get(n, key);
+    return k ? k : n;
+}
+
+/* The x86 CPU signature, CPUID 1 EAX (SDM vol. 2A, CPUID, "Version
+ * Information"; AMD APM vol. 3, CPUID Fn0000_0001_EAX): a family of at most
+ * 0xF + 0xFF (the base field saturates at 0xF and the 8-bit extended family
+ * adds to it), a model of at most 0xFF (the 4-bit extended model on top of
+ * the 4-bit base) and a 4-bit stepping. Software adds the extended model only
+ * for family 0xF and up, and on Intel also for family 6, so a model above
+ * 0xF needs such a family. A key left out takes the vendor's default (plat.h).
+ * RISC-V has no CPUID: check_vendor refuses the keys there. */
+static int load_signature(struct plat *p, struct conf *c, struct conf_node *n, struct err *e)
+{
+    uint64_t fam = PLAT_INTEL_FAMILY, model = PLAT_INTEL_MODEL, step = PLAT_INTEL_STEPPING;
+    if (p->vendor == PLAT_AMD) {
+        fam = PLAT_AMD_FAMILY;
+        model = PLAT_AMD_MODEL;
+        step = PLAT_AMD_STEPPING;
+    }
+    int rc = conf_u64(c, n, "family", CONF_OPT, 1, 0xF + 0xFF, &fam, e);
+    if (!rc)
+        rc = conf_u64(c, n, "model", CONF_OPT, 0, 0xFF, &model, e);
+    if (!rc)
+        rc = conf_u64(c, n, "stepping", CONF_OPT, 0, 0xF, &step, e);
+    if (rc)
+        return rc;
+    int ext = fam >= 0xF || (p->vendor == PLAT_INTEL && fam == 6);
+    if (p->vendor != PLAT_RISCV && model > 0xF && !ext)
+        return conf_error(c, key_or(n, conf_get(n, "model") ? "model" : "family"), e,
+                          "model 0x%llX needs CPUID 1's extended model field, which software "
+                          "reads only for family %s0xF and up; family is 0x%llX",
+                          (unsigned long long)model, p->vendor == PLAT_INTEL ? "6 and " : "",
+                          (unsigned long long)fam);
+    if (p->vendor == PLAT_RISCV)
+        fam = model = step = 0;
+    p->core.family = (unsigned)fam;
+    p->core.model = (unsigned)model;
+    p->core.stepping = (unsigned)step;
+    return 0;
+}
+
 static int load_core(struct plat *p, struct conf *c, struct conf_node *root, struct err *e)
 {
     struct conf_node *n = conf_get(root, "core");
@@ -89,7 +134,8 @@ static int load_core(struct plat *p, struct conf *c, struct conf_node *root, str
     o->link = 64;
     int rc = conf_expect(c, n, CONF_MAP, e);
     if (!rc)
-        rc = conf_keys(c, n, e, "frequency", "cpi", "mlp", "link", NULL);
+        rc = conf_keys(c, n, e, "frequency", "cpi", "mlp", "link", "family", "model", "stepping",
+                       NULL);
     if (!rc)
         rc = conf_freq(c, n, "frequency", CONF_REQ, 1e6, 100e9, &o->freq, e);
     if (!rc)
@@ -98,6 +144,8 @@ static int load_core(struct plat *p, struct conf *c, struct conf_node *root, str
         rc = conf_f64(c, n, "mlp", CONF_OPT, 1, 64, &o->mlp, e);
     if (!rc)
         rc = conf_f64(c, n, "link", CONF_OPT, 1, 4096, &o->link, e);
+    if (!rc)
+        rc = load_signature(p, c, n, e);
     return rc;
 }
 
@@ -321,8 +369,8 @@ static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct
     /* Every kind's keys: one of another kind is refused when the kind is
      * known (conf_check_unused), a misspelt one at once. */
     if (!rc)
-        rc = conf_keys(c, n, e, "kind", "classes", "max", "granularity", "linear", "window",
-                       "blocks", "mrbwb", NULL);
+        rc = conf_keys(c, n, e, "kind", "classes", "max", "granularity", "linear", "min_max",
+                       "window", "blocks", "mrbwb", NULL);
     if (!rc)
         rc = conf_enum(c, n, "kind", CONF_REQ, bw_kind_name + 1, BW_NKIND - 1, &kind, e);
     if (!rc)
@@ -337,6 +385,11 @@ static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct
             rc = conf_u64(c, n, "granularity", CONF_OPT, 1, 99, &gran, e);
         if (!rc)
             rc = conf_bool(c, n, "linear", CONF_OPT, &o->linear, e);
+        /* IA32_MBA_CFG comes with more than 8 classes by default: Intel's
+         * pqos takes such an MBA to be 2.0 and reads the register. */
+        o->min_max = p->vendor == PLAT_INTEL && classes > 8;
+        if (!rc)
+            rc = conf_bool(c, n, "min_max", CONF_OPT, &o->min_max, e);
         if (!rc && max % gran)
             return conf_error(c, conf_get(n, "max"), e,
                               "%llu is not a multiple of granularity %llu", (unsigned long long)max,
@@ -534,6 +587,15 @@ static int check_vendor(struct plat *p, struct conf *c, struct err *e)
                           "%u x 32 records do not fit CPUID 0x8000001C's 8-bit LwpMinBufferSize "
                           "field (ECX[23:16])",
                           p->lwp.min_buffer);
+    if (p->bw.min_max && p->vendor != PLAT_INTEL)
+        return conf_error(c, at(c, "qos.bandwidth.min_max"), e,
+                          "IA32_MBA_CFG is Intel's; this is an %s profile",
+                          plat_vendor_name[p->vendor]);
+    static const char *const sig[] = {"core.family", "core.model", "core.stepping"};
+    for (unsigned i = 0; i < 3 && !x86; i++)
+        if (at(c, sig[i]) != c->root)
+            return conf_error(c, at(c, sig[i]), e,
+                              "a CPU signature is x86's (CPUID 1); this is a riscv profile");
     if (p->mon.tracked < p->mon.tags && p->vendor != PLAT_AMD)
         return conf_error(c, at(c, "qos.monitoring.tracked"), e,
                           "%u is fewer than the %u ids, but only AMD tracks fewer bandwidth "
@@ -541,6 +603,16 @@ static int check_vendor(struct plat *p, struct conf *c, struct err *e)
                           p->mon.tracked, p->mon.tags, plat_vendor_name[p->vendor]);
     if (!x86)
         return 0;
+    /* CPUID leaves 4 and 0x8000001D count the CPUs sharing a cache in a
+     * power of two, and software takes the APIC IDs that differ only below
+     * that power to share it (SDM vol. 2A, CPUID leaf 4 EAX[25:14]): the
+     * cores of a module must fill such a block of core IDs. */
+    if (p->cache[PLAT_L2].scope == PLAT_SCOPE_MODULE && !bits_is_pow2(p->topo.cores))
+        return conf_error(c, at(c, "topology.cores"), e,
+                          "%u cores per module cannot share an L2 that CPUID describes "
+                          "(x86 groups the CPUs of a cache by APIC ID bits: a module needs "
+                          "a power-of-two number of cores)",
+                          p->topo.cores);
     for (int l = PLAT_L2; l < PLAT_NLEVEL; l++)
         if (p->cache[l].alloc.cbm_len > 32) /* CPUID.10H EAX[4:0] holds length - 1 */
             return conf_error(c,

@@ -58,7 +58,21 @@ struct plat_core {
     double cpi;  /* cycles per instruction when nothing misses */
     double mlp;  /* independent misses overlapping: a miss stalls latency / mlp */
     double link; /* bytes per cycle from L2 to the interconnect */
+    /* x86 CPU signature (CPUID 1 EAX): the family, model and stepping as
+     * software displays them, before the SDM's encoding splits them into
+     * base and extended fields; 0 on RISC-V. */
+    unsigned family, model, stepping;
 };
+
+/* The signature a profile's CPUs report when core: names none (profiles.md):
+ * Intel family 6 model 0x6A stepping 6 (Ice Lake-SP), AMD family 0x19 model
+ * 0x01 stepping 1 (Zen 3, Milan). Neither has a Linux resctrl quirk. */
+#define PLAT_INTEL_FAMILY   0x06
+#define PLAT_INTEL_MODEL    0x6A
+#define PLAT_INTEL_STEPPING 6
+#define PLAT_AMD_FAMILY     0x19
+#define PLAT_AMD_MODEL      0x01
+#define PLAT_AMD_STEPPING   1
 
 struct plat_mem {
     unsigned channels; /* per NUMA node */
@@ -87,6 +101,8 @@ struct plat_bw {
     unsigned max;         /* delay: max throttle percent; rate: BW_LEN bits */
     unsigned granularity; /* delay: percent step */
     int linear;           /* delay: linear scale (CPUID.10H.3 ECX[2]) */
+    int min_max;          /* delay, Intel: IA32_MBA_CFG selects whether a core takes the
+                             largest or smallest of its threads' delays */
     double window;        /* rate, share: accounting window, seconds */
     unsigned nblks;       /* share: NBWBLKS */
     unsigned mrbwb;       /* share: MRBWB, the most blocks that may be reserved */
