@@ -1,0 +1,295 @@
+/* qosim-guest: the small tools the qosim VM guest's tests need and busybox
+ * lacks: MSR access, CPUID, a memory-bandwidth stream and powering QEMU off
+ * with an exit status. Built static so the initramfs needs no libraries for it:
+ *   cc -static -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -o qosim-guest qosim-guest.c
+ *
+ * Exit status: 0 on success, 2 for bad arguments and system errors, 3 when the
+ * kernel reports that an MSR access raised #GP. */
+#include <cpuid.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/io.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXIT_ERR 2
+#define EXIT_GP  3
+
+/* The port QEMU's isa-debug-exit device is configured at by `qosim vm`. */
+#define DEBUG_EXIT_PORT 0xf4
+
+static const char *prog = "qosim-guest";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: %s rdmsr CPU MSR\n"
+            "       %s wrmsr CPU MSR VALUE\n"
+            "       %s cpuid LEAF [SUBLEAF]\n"
+            "       %s stream [--size BYTES[K|M|G]] [--passes N] [--write]\n"
+            "       %s exit STATUS\n",
+            prog, prog, prog, prog, prog);
+}
+
+static _Noreturn void bad_arg(const char *what, const char *arg)
+{
+    fprintf(stderr, "%s: bad %s '%s'\n", prog, what, arg);
+    exit(EXIT_ERR);
+}
+
+/* An unsigned number in C notation (decimal, 0x hex, 0 octal) no larger
+ * than max; what names the argument in the error message. */
+static uint64_t parse_num(const char *what, const char *s, uint64_t max)
+{
+    char *end;
+    errno = 0;
+    if (*s == '-' || *s == '\0')
+        bad_arg(what, s);
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end != '\0' || v > max)
+        bad_arg(what, s);
+    return v;
+}
+
+/* A byte count with an optional binary suffix K, M or G. */
+static uint64_t parse_size(const char *what, const char *s)
+{
+    char *end;
+    errno = 0;
+    if (*s == '-' || *s == '\0')
+        bad_arg(what, s);
+    unsigned long long v = strtoull(s, &end, 0);
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k':
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        end++;
+        break;
+    default:
+        break;
+    }
+    if (errno || *end != '\0' || v > (UINT64_MAX >> shift))
+        bad_arg(what, s);
+    return (uint64_t)v << shift;
+}
+
+/* Opens /dev/cpu/CPU/msr; the msr module provides it. */
+static int open_msr(unsigned cpu, int flags)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/dev/cpu/%u/msr", cpu);
+    int fd = open(path, flags);
+    if (fd < 0) {
+        int e = errno;
+        fprintf(stderr, "%s: %s: %s%s\n", prog, path, strerror(e),
+                e == ENOENT ? " (no such CPU, or the msr module is not loaded: modprobe msr)" : "");
+        exit(EXIT_ERR);
+    }
+    return fd;
+}
+
+/* The msr driver turns a faulting RDMSR/WRMSR into EIO. */
+static _Noreturn void msr_failed(const char *op, uint32_t msr, unsigned cpu, int e)
+{
+    if (e == EIO) {
+        fprintf(stderr, "%s: %s 0x%x on cpu %u: #GP\n", prog, op, msr, cpu);
+        exit(EXIT_GP);
+    }
+    fprintf(stderr, "%s: %s 0x%x on cpu %u: %s\n", prog, op, msr, cpu, strerror(e));
+    exit(EXIT_ERR);
+}
+
+static int cmd_rdmsr(int argc, char **argv)
+{
+    if (argc != 3) {
+        usage(stderr);
+        return EXIT_ERR;
+    }
+    unsigned cpu = parse_num("CPU", argv[1], 65535);
+    uint32_t msr = parse_num("MSR", argv[2], UINT32_MAX);
+    int fd = open_msr(cpu, O_RDONLY);
+    uint64_t v;
+    ssize_t n = pread(fd, &v, sizeof v, msr);
+    if (n != (ssize_t)sizeof v)
+        msr_failed("rdmsr", msr, cpu, n < 0 ? errno : EIO);
+    close(fd);
+    printf("0x%016llx\n", (unsigned long long)v);
+    return 0;
+}
+
+static int cmd_wrmsr(int argc, char **argv)
+{
+    if (argc != 4) {
+        usage(stderr);
+        return EXIT_ERR;
+    }
+    unsigned cpu = parse_num("CPU", argv[1], 65535);
+    uint32_t msr = parse_num("MSR", argv[2], UINT32_MAX);
+    uint64_t v = parse_num("VALUE", argv[3], UINT64_MAX);
+    int fd = open_msr(cpu, O_WRONLY);
+    ssize_t n = pwrite(fd, &v, sizeof v, msr);
+    if (n != (ssize_t)sizeof v)
+        msr_failed("wrmsr", msr, cpu, n < 0 ? errno : EIO);
+    close(fd);
+    return 0;
+}
+
+static int cmd_cpuid(int argc, char **argv)
+{
+    if (argc != 2 && argc != 3) {
+        usage(stderr);
+        return EXIT_ERR;
+    }
+    uint32_t leaf = parse_num("LEAF", argv[1], UINT32_MAX);
+    uint32_t sub = argc == 3 ? parse_num("SUBLEAF", argv[2], UINT32_MAX) : 0;
+    unsigned a, b, c, d;
+    __cpuid_count(leaf, sub, a, b, c, d);
+    printf("0x%08x 0x%08x 0x%08x 0x%08x\n", a, b, c, d);
+    return 0;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Keeps the sum the stream computes alive. */
+static volatile uint64_t stream_sink;
+
+static uint64_t stream_read(const uint64_t *buf, uint64_t lines)
+{
+    uint64_t sum = 0;
+    for (uint64_t i = 0; i < lines * 8; i++)
+        sum += buf[i];
+    return sum;
+}
+
+static uint64_t stream_rw(uint64_t *buf, uint64_t lines)
+{
+    uint64_t sum = 0;
+    for (uint64_t i = 0; i < lines * 8; i++) {
+        sum += buf[i];
+        buf[i] += 1;
+    }
+    return sum;
+}
+
+static int cmd_stream(int argc, char **argv)
+{
+    uint64_t size = 64 << 20, passes = 4;
+    int write = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--write")) {
+            write = 1;
+        } else if (!strcmp(argv[i], "--size") || !strcmp(argv[i], "--passes")) {
+            const char *opt = argv[i++];
+            if (i == argc) {
+                fprintf(stderr, "%s: %s needs a value\n", prog, opt);
+                return EXIT_ERR;
+            }
+            if (!strcmp(opt, "--size"))
+                size = parse_size("--size", argv[i]);
+            else
+                passes = parse_num("--passes", argv[i], UINT32_MAX);
+        } else {
+            bad_arg("stream option", argv[i]);
+        }
+    }
+    /* Whole 64-byte lines only. */
+    uint64_t lines = size / 64;
+    if (lines == 0) {
+        fprintf(stderr, "%s: --size must be at least 64 bytes\n", prog);
+        return EXIT_ERR;
+    }
+    if (passes == 0) {
+        fprintf(stderr, "%s: --passes must be at least 1\n", prog);
+        return EXIT_ERR;
+    }
+    uint64_t *buf = aligned_alloc(64, lines * 64);
+    if (!buf) {
+        fprintf(stderr, "%s: cannot allocate %llu bytes\n", prog, (unsigned long long)(lines * 64));
+        return EXIT_ERR;
+    }
+    /* Touch every page first so the timed loop sees no page faults. */
+    for (uint64_t i = 0; i < lines * 8; i++)
+        buf[i] = i;
+
+    /* Line after line, all eight words of each (and each written back with
+     * --write): a plain memory-bound loop. */
+    uint64_t sum = 0;
+    double t0 = now();
+    for (uint64_t p = 0; p < passes; p++) {
+        if (write)
+            sum += stream_rw(buf, lines);
+        else
+            sum += stream_read(buf, lines);
+    }
+    double secs = now() - t0;
+    stream_sink = sum;
+    uint64_t bytes = lines * 64 * passes * (write ? 2 : 1);
+    printf("bytes=%llu seconds=%.6f MBps=%.1f\n", (unsigned long long)bytes, secs,
+           secs > 0 ? bytes / secs / 1e6 : 0.0);
+    free(buf);
+    return 0;
+}
+
+/* QEMU's isa-debug-exit device ends QEMU with (value << 1) | 1 when the guest
+ * writes value to its port; only the low 8 bits reach QEMU's parent. */
+static int cmd_exit(int argc, char **argv)
+{
+    if (argc != 2) {
+        usage(stderr);
+        return EXIT_ERR;
+    }
+    uint32_t status = parse_num("STATUS", argv[1], 255);
+    sync();
+    if (ioperm(DEBUG_EXIT_PORT, 4, 1) < 0) {
+        fprintf(stderr, "%s: ioperm 0x%x: %s\n", prog, DEBUG_EXIT_PORT, strerror(errno));
+        return EXIT_ERR;
+    }
+    outl(status, DEBUG_EXIT_PORT);
+    /* Still here: QEMU was started without the device. */
+    fprintf(stderr, "%s: no isa-debug-exit device at port 0x%x\n", prog, DEBUG_EXIT_PORT);
+    return EXIT_ERR;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_ERR;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "rdmsr"))
+        return cmd_rdmsr(argc - 1, argv + 1);
+    if (!strcmp(cmd, "wrmsr"))
+        return cmd_wrmsr(argc - 1, argv + 1);
+    if (!strcmp(cmd, "cpuid"))
+        return cmd_cpuid(argc - 1, argv + 1);
+    if (!strcmp(cmd, "stream"))
+        return cmd_stream(argc - 1, argv + 1);
+    if (!strcmp(cmd, "exit"))
+        return cmd_exit(argc - 1, argv + 1);
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
+        usage(stdout);
+        return 0;
+    }
+    bad_arg("command", cmd);
+}
