@@ -11,16 +11,22 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/io.h>
+#include <sys/reboot.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
 #define EXIT_ERR 2
 #define EXIT_GP  3
 
-/* The port QEMU's isa-debug-exit device is configured at by `qosim vm`. */
+/* The port QEMU's isa-debug-exit device is expected at (iobase=0xf4). */
 #define DEBUG_EXIT_PORT 0xf4
+
+/* A file only the guest's initramfs has (qemu/guest/rootfs/). */
+#define GUEST_MARK "/etc/qosim-guest"
 
 static const char *prog = "qosim-guest";
 
@@ -250,8 +256,26 @@ static int cmd_stream(int argc, char **argv)
     return 0;
 }
 
-/* QEMU's isa-debug-exit device ends QEMU with (value << 1) | 1 when the guest
- * writes value to its port; only the low 8 bits reach QEMU's parent. */
+/* Waits (a few seconds at most) until a terminal has sent what was written
+ * to it, so that powering off does not cut the end of the output. */
+static void drain(int fd)
+{
+    alarm(5);
+    tcdrain(fd);
+    alarm(0);
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+}
+
+/* Ends the VM with STATUS, in each of the two ways a launcher may listen:
+ * - "qosim-status STATUS" on the second serial port, which `qosim vm` sends
+ *   to a file, followed by an ACPI power-off (QEMU exits 0);
+ * - QEMU's isa-debug-exit device at port 0xf4, when QEMU has one: QEMU exits
+ *   at once with (STATUS << 1) | 1, of which its parent sees the low 8 bits.
+ * A port or device that is absent is skipped silently. */
 static int cmd_exit(int argc, char **argv)
 {
     if (argc != 2) {
@@ -259,14 +283,36 @@ static int cmd_exit(int argc, char **argv)
         return EXIT_ERR;
     }
     uint32_t status = parse_num("STATUS", argv[1], 255);
-    sync();
-    if (ioperm(DEBUG_EXIT_PORT, 4, 1) < 0) {
-        fprintf(stderr, "%s: ioperm 0x%x: %s\n", prog, DEBUG_EXIT_PORT, strerror(errno));
+    /* Run by mistake on a host, this would power the host off. */
+    if (access(GUEST_MARK, F_OK) != 0) {
+        fprintf(stderr, "%s: %s missing: not the qosim guest, not powering off\n", prog,
+                GUEST_MARK);
         return EXIT_ERR;
     }
-    outl(status, DEBUG_EXIT_PORT);
-    /* Still here: QEMU was started without the device. */
-    fprintf(stderr, "%s: no isa-debug-exit device at port 0x%x\n", prog, DEBUG_EXIT_PORT);
+    /* tcdrain is only interrupted, not the program ended, by the alarm. */
+    struct sigaction sa = {.sa_handler = on_alarm};
+    sigaction(SIGALRM, &sa, NULL);
+    sync();
+    int con = open("/dev/console", O_WRONLY | O_NOCTTY | O_NONBLOCK);
+    if (con >= 0)
+        drain(con);
+    int s1 = open("/dev/ttyS1", O_WRONLY | O_NOCTTY | O_NONBLOCK);
+    if (s1 >= 0) {
+        dprintf(s1, "qosim-status %u\n", status);
+        drain(s1);
+    }
+    if (ioperm(DEBUG_EXIT_PORT, 4, 1) == 0)
+        outl(status, DEBUG_EXIT_PORT);
+    /* Still here: QEMU has no isa-debug-exit device. The kernel announces
+     * the power-off at the emergency level, which even `quiet` shows; a
+     * command's output should end with what the command wrote. */
+    int pk = open("/proc/sys/kernel/printk", O_WRONLY);
+    if (pk >= 0) {
+        dprintf(pk, "0\n");
+        close(pk);
+    }
+    reboot(RB_POWER_OFF);
+    fprintf(stderr, "%s: cannot power off: %s\n", prog, strerror(errno));
     return EXIT_ERR;
 }
 
