@@ -108,11 +108,13 @@ fuzz-smoke: fuzz
 	rm -f build/results/fuzz
 	tests/fuzz/smoke.sh
 
-# Everything: the three builds, each with all processors; then the suite in
+# Everything: the three builds, each with all processors, and the whole
+# guest (make vm: QEMU is built once, then reused); then the suite in
 # the normal and the sanitizer build, one pool of test files; then a short
 # fuzz run of every harness. The closing line is the sum of all three.
 check:
 	$(MAKE) -j$(JOBS) all
+	$(MAKE) -j$(JOBS) vm
 	$(MAKE) -j$(JOBS) SAN=1 all
 	$(MAKE) -j$(JOBS) fuzz
 	rm -rf build/results
@@ -120,6 +122,7 @@ check:
 
 test:
 	$(MAKE) -j$(JOBS) all
+	$(MAKE) -j$(JOBS) vm
 	rm -rf build/results
 	tests/run.sh $(O); tests/summary.sh
 
@@ -171,6 +174,7 @@ help:
 	@echo "make demo       the noisy-neighbour scenario: table and plot (build/demo/)"
 	@echo "make demo-cachegrind  record 'sort' with valgrind, replay it, compare with cachegrind"
 	@echo "make demo-live  bzip2 and STREAM triads live under QEMU, with and without CAT"
+	@echo "make vm         QEMU with qosim's hooks, Debian's kernel, the initramfs (docs/vm.md)"
 	@echo "make bench      cachesim, full-platform, LWP and live-program benchmarks (bench/)"
 	@echo "make fuzz       build the libFuzzer harnesses (build/fuzz/)"
 	@echo "make format     apply .clang-format"

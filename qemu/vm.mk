@@ -31,7 +31,7 @@ $(VM)/qosim-vm.so: qemu/plugin/qosim-vm.c build/pic/libqosim.a $(VM)/qemu-system
 	  -fvisibility=hidden -Wl,--exclude-libs,ALL -I$(VM)/qemu-src/include/qemu -Iinclude -Isrc \
 	  -o $@ qemu/plugin/qosim-vm.c build/pic/libqosim.a $(LDLIBS)
 
-$(VM)/kernel/vmlinuz: qemu/guest/fetch-kernel
+$(VM)/kernel/vmlinux: qemu/guest/fetch-kernel
 	qemu/guest/fetch-kernel $(VM)/kernel
 	@touch $@
 
@@ -40,7 +40,7 @@ $(VM)/qosim-guest: qemu/guest/qosim-guest.c
 	$(CC) -static -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -o $@ $<
 
 $(VM)/initramfs.cpio.gz: qemu/guest/mkinitramfs qemu/guest/init $(VM)/qosim-guest \
-                         $(VM)/kernel/vmlinuz $(wildcard tests/vm/*)
+                         $(VM)/kernel/vmlinux $(wildcard tests/vm/* qemu/guest/rootfs/*/*)
 	qemu/guest/mkinitramfs $@ $(VM)/kernel $(VM)/qosim-guest tests/vm
 
 .PHONY: vm

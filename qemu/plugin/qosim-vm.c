@@ -14,9 +14,9 @@
  * the model is never entered twice at once.
  *
  * Arguments: profile=NAME|PATH (required), report=FILE (JSON at exit: per
- * vCPU and per RMID ground truth), pace=K (host nanoseconds per simulated
- * nanosecond the guest is held to at least; 0, the default, never holds it
- * back). */
+ * vCPU and per RMID ground truth), pace=K (host nanoseconds the guest is
+ * held back per simulated nanosecond its requests waited at a bandwidth
+ * limiter; 0, the default, never holds it back). */
 #include <qemu-plugin.h>
 #include <qosim-hooks.h>
 
@@ -57,9 +57,8 @@ static struct {
     uint64_t ram_size;
     char report[4096];
     double pace;
-    uint64_t pace_sim;     /* ticks the cores ran since the last check, summed */
-    uint64_t pace_last_ns; /* host time of the last check */
-    double pace_debt_ns;
+    uint64_t pace_sim;   /* ticks requests waited at limiters since the last check */
+    double pace_debt_ns; /* host time the guest still owes */
     int broken;
 } vm;
 
@@ -76,13 +75,13 @@ static void vcpu_run(struct vcpu *v, unsigned cpu)
         return;
     struct err e = {0};
     struct mach_cpu *p = &vm.m.cpu[cpu];
-    uint64_t t0 = p->now;
+    uint64_t h0 = p->held;
     wl_feed(v->wl, v->rec, v->n);
     v->n = 0;
     v->t.ended = 0; /* the stretch before ended the fed workload */
     if (core_run(&vm.m, p, &v->t, UINT64_MAX, &e) < 0)
         die("simulated core", &e);
-    vm.pace_sim += p->now - t0;
+    vm.pace_sim += p->held - h0;
 }
 
 /* Every vCPU's pending accesses, before software looks at or changes the
@@ -93,34 +92,21 @@ static void run_all(void)
         vcpu_run(&vm.v[i], i);
 }
 
-static uint64_t host_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Pacing: the guest's clocks are the host's, so a limit that slows the
- * simulated core would not show in what the guest measures. With pace K
- * the plugin holds the guest back until K host nanoseconds have passed for
- * each nanosecond its cores spent in the model (summed over vCPUs, as they
- * share one host thread); credit from idle time is capped so that a burst
- * after idling is paced too. */
+/* Pacing: the guest's clocks are the host's, so a bandwidth limit that
+ * slows the simulated core would not show in what the guest measures. With
+ * pace K the plugin holds the guest back K host nanoseconds for each
+ * simulated nanosecond its requests waited at a bandwidth limiter (summed
+ * over vCPUs: they share one host thread), on top of the time QEMU and the
+ * model take anyway. Work no limiter delays runs at full speed. */
 static void pace(void)
 {
-    uint64_t now = host_ns();
-    double ds = (double)vm.pace_sim / vm.m.ticks_per_sec * 1e9;
-    vm.pace_debt_ns += vm.pace * ds - (double)(now - vm.pace_last_ns);
+    vm.pace_debt_ns += vm.pace * (double)vm.pace_sim / vm.m.ticks_per_sec * 1e9;
     vm.pace_sim = 0;
-    vm.pace_last_ns = now;
-    if (vm.pace_debt_ns < -2e6)
-        vm.pace_debt_ns = -2e6;
-    if (vm.pace_debt_ns > 1e6) {
+    if (vm.pace_debt_ns >= 1e6) {
         struct timespec ts = {(time_t)(vm.pace_debt_ns / 1e9),
                               (long)((uint64_t)vm.pace_debt_ns % 1000000000ull)};
         nanosleep(&ts, NULL);
         vm.pace_debt_ns = 0;
-        vm.pace_last_ns = host_ns();
     }
 }
 
@@ -337,8 +323,9 @@ static void write_report(void)
         }
         if (!rd && !wb)
             continue;
-        fprintf(f, "%s\n    {\"rmid\": %u, \"read_bytes\": %" PRIu64 ", \"writeback_bytes\": %" PRIu64
-                   "}",
+        fprintf(f,
+                "%s\n    {\"rmid\": %u, \"read_bytes\": %" PRIu64 ", \"writeback_bytes\": %" PRIu64
+                "}",
                 first ? "" : ",", t, rd, wb);
         first = 0;
     }
@@ -408,7 +395,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         /* Each vCPU's ground truth is a task of its own. */
         mach_set_task(&vm.m, i, (int)i);
     }
-    vm.pace_last_ns = host_ns();
     qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
     qemu_plugin_register_vcpu_resume_cb(id, on_resume);
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb);

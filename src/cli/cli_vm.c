@@ -24,7 +24,7 @@
 static const char usage[] =
     "usage: qosim vm [--platform NAME|FILE] [--cpus N] [--memory SIZE] [--kernel FILE]\n"
     "                [--initrd FILE] [--append 'KERNEL ARGS'] [--cmd 'SHELL COMMAND']\n"
-    "                [--report FILE] [--pace K] [--verbose] [--print-cmd]\n"
+    "                [--report FILE] [--pace K] [--verbose] [--print-cmd] [--no-model]\n"
     "  Boots Linux in QEMU on a simulated platform (default intel-xeon): the guest's\n"
     "  CPUID, QoS MSRs, caches and memory are qosim's model of it.\n"
     "  --cpus N       vCPUs: the profile's first N logical CPUs (default: those of\n"
@@ -36,16 +36,23 @@ static const char usage[] =
     "  --cmd CMD      run CMD in the guest's shell, then power off; the exit status is\n"
     "                 the command's (without: an interactive shell; Ctrl-A x quits QEMU)\n"
     "  --report FILE  at the end, the model's ground truth as JSON: per vCPU, per RMID\n"
-    "  --pace K       hold the guest to at least K host ns per simulated ns (default 0)\n"
+    "  --pace K       hold the guest back K host ns per simulated ns its requests wait\n"
+    "                 at a bandwidth limit, so the guest's clock sees it (default 10)\n"
     "  --verbose      show the firmware and kernel messages with --cmd\n"
-    "  --print-cmd    print QEMU's command line and exit\n";
+    "  --print-cmd    print QEMU's command line and exit\n"
+    "  --no-model     QEMU alone, without the model (stock CPUID, no caches): for\n"
+    "                 comparisons\n";
 
 #define VM_MAX_MEM (2ull << 30) /* guest RAM stays below the PCI hole */
+/* Default pacing: a limiter's wait shows in the guest's clock ten times
+ * over, about what the model's unthrottled speed makes it look like to the
+ * guest (docs/vm.md, "Time"). */
+#define VM_PACE "10"
 
 struct vm_opts {
     const char *plat, *kernel, *initrd, *append, *cmd, *report, *pace;
     uint64_t cpus, mem;
-    int verbose, print;
+    int verbose, print, nomodel;
 };
 
 /* Where `make vm` put QEMU, the plugin, the kernel and the initramfs:
@@ -100,8 +107,8 @@ static int cpio_entry(FILE *f, const char *name, unsigned mode, const char *data
 {
     size_t nl = strlen(name) + 1;
     static unsigned ino = 1;
-    fprintf(f, "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08zX%08X", ino++, mode, 0, 0,
-            1, 0, (unsigned)len, 0, 0, 0, 0, nl, 0);
+    fprintf(f, "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08zX%08X", ino++, mode, 0, 0, 1,
+            0, (unsigned)len, 0, 0, 0, 0, nl, 0);
     fwrite(name, 1, nl, f);
     for (size_t k = (110 + nl) % 4; k && k < 4; k++)
         fputc(0, f);
@@ -130,8 +137,8 @@ static int with_cmd(const char *base, const char *cmd, const char *out)
     for (; !rc && total % 4; total++)
         fputc(0, f);
     if (!rc)
-        rc = cpio_entry(f, "qosim", 040755, "", 0) || cpio_entry(f, "qosim/cmd", 0100644, cmd,
-                                                                 strlen(cmd)) ||
+        rc = cpio_entry(f, "qosim", 040755, "", 0) ||
+             cpio_entry(f, "qosim/cmd", 0100644, cmd, strlen(cmd)) ||
              cpio_entry(f, "TRAILER!!!", 0, "", 0);
     if (in)
         fclose(in);
@@ -171,6 +178,8 @@ static int parse(int argc, char **argv, struct vm_opts *o)
             o->verbose = 1;
         else if (!strcmp(argv[i], "--print-cmd"))
             o->print = 1;
+        else if (!strcmp(argv[i], "--no-model"))
+            o->nomodel = 1;
         else if ((v = cli_optval(argc, argv, &i, "--platform", &missing)))
             o->plat = v;
         else if ((v = cli_optval(argc, argv, &i, "--kernel", &missing)))
@@ -197,14 +206,19 @@ static int parse(int argc, char **argv, struct vm_opts *o)
             return 2;
         }
     }
+    if (o->nomodel && (o->report || o->pace)) {
+        cli_error("vm", "--no-model runs no model: --report and --pace need one");
+        return 2;
+    }
     if (cpus && (conf_parse_u64(cpus, &o->cpus) || !o->cpus)) {
         cli_error("vm", "--cpus %s: not a whole number >= 1", cpus);
         return 2;
     }
     o->mem = 1ull << 30;
     if (mem && (conf_parse_size(mem, &o->mem) || o->mem < (64ull << 20) || o->mem > VM_MAX_MEM)) {
-        cli_error("vm", "--memory %s: a size from 64M to 2G (the guest's RAM must stay below "
-                        "the PCI hole)",
+        cli_error("vm",
+                  "--memory %s: a size from 64M to 2G (the guest's RAM must stay below "
+                  "the PCI hole)",
                   mem);
         return 2;
     }
@@ -246,8 +260,9 @@ int cli_vm(int argc, char **argv)
         return 2;
     }
     if (p.topo.cores > 1 && (p.topo.cores & (p.topo.cores - 1))) {
-        cli_error("vm", "%s: %u cores per module: the guest's CPUID can describe a shared L2 "
-                        "only for a power of two",
+        cli_error("vm",
+                  "%s: %u cores per module: the guest's CPUID can describe a shared L2 "
+                  "only for a power of two",
                   p.name, p.topo.cores);
         return 2;
     }
@@ -281,7 +296,7 @@ int cli_vm(int argc, char **argv)
     }
     if (need(NULL, dir, "qemu-system-x86_64", 1, qemu, sizeof qemu) ||
         need(NULL, dir, "qosim-vm.so", 0, plugin, sizeof plugin) ||
-        need(o.kernel, dir, "kernel/vmlinuz", 0, kernel, sizeof kernel) ||
+        need(o.kernel, dir, "kernel/vmlinux", 0, kernel, sizeof kernel) ||
         need(o.initrd, dir, "initramfs.cpio.gz", 0, initrd, sizeof initrd))
         return 2;
     if (o.report) {
@@ -308,8 +323,12 @@ int cli_vm(int argc, char **argv)
     }
 
     char cpu[256], smp[256], memarg[64], append[4096], plug[8400], serial2[4300];
-    snprintf(cpu, sizeof cpu, "max,vendor=%s,level=%u,xlevel=0x%x",
-             amd ? "AuthenticAMD" : "GenuineIntel", l0[0], l8[0]);
+    /* QEMU's own idea of the CPU agrees with what the model answers, for
+     * the few places QEMU acts on the vendor or family itself. */
+    snprintf(cpu, sizeof cpu,
+             "max,vendor=%s,family=%u,model=%u,stepping=%u,level=%u,xlevel=0x%x,model-id=qosim %s",
+             amd ? "AuthenticAMD" : "GenuineIntel", p.core.family, p.core.model, p.core.stepping,
+             l0[0], l8[0], p.name);
     if (smp_arg(&p, (unsigned)o.cpus, smp, sizeof smp)) {
         cli_error("vm", "topology too large");
         return 2;
@@ -317,9 +336,8 @@ int cli_vm(int argc, char **argv)
     snprintf(memarg, sizeof memarg, "%lluM", (unsigned long long)(o.mem >> 20));
     snprintf(append, sizeof append, "console=ttyS0 panic=-1%s%s%s",
              o.cmd && !o.verbose ? " quiet" : "", o.append ? " " : "", o.append ? o.append : "");
-    snprintf(plug, sizeof plug, "%s,profile=%s%s%s%s%s", plugin, o.plat ? o.plat : "intel-xeon",
-             o.report ? ",report=" : "", o.report ? o.report : "", o.pace ? ",pace=" : "",
-             o.pace ? o.pace : "");
+    snprintf(plug, sizeof plug, "%s,profile=%s,pace=%s%s%s", plugin, o.plat ? o.plat : "intel-xeon",
+             o.pace ? o.pace : VM_PACE, o.report ? ",report=" : "", o.report ? o.report : "");
     snprintf(serial2, sizeof serial2, "file:%s", status);
     const char *args[64];
     int n = 0;
@@ -360,8 +378,10 @@ int cli_vm(int argc, char **argv)
     A(o.cmd ? cpio : initrd);
     A("-append");
     A(append);
-    A("-plugin");
-    A(plug);
+    if (!o.nomodel) {
+        A("-plugin");
+        A(plug);
+    }
     A(NULL);
 #undef A
     if (o.print) {

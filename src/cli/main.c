@@ -45,7 +45,8 @@ static const struct {
     {"profiles", cli_profiles, "list the shipped platform profiles, or check or show one"},
     {"regs", cli_regs, "a console for the QoS registers: MSRs, CBQRI MMIO (docs/regs.md)"},
     {"lwp", cli_lwp, "profile a workload with AMD Lightweight Profiling (docs/lwp.md)"},
-    {"vm", cli_vm, "boot Linux in QEMU on a simulated platform's registers and caches (docs/vm.md)"},
+    {"vm", cli_vm,
+     "boot Linux in QEMU on a simulated platform's registers and caches (docs/vm.md)"},
 };
 
 static void cli_usage(FILE *f)

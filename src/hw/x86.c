@@ -878,9 +878,9 @@ static void basic_leaf(const struct x86 *x, unsigned cpu, uint32_t leaf, uint32_
         if (!x->amd)
             cache_leaf(x, sub, out);
         break;
-    case 0xB:
+    case 0xB: /* AMD implements 0BH from family 17h (APM vol. 3, Fn0000_000B) */
     case 0x1F:
-        if (!x->amd)
+        if (!x->amd || leaf == 0xB)
             topo_leaf(x, cpu, leaf, sub, out);
         break;
     default:

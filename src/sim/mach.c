@@ -543,6 +543,8 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
     uint64_t wait = 0;
     if (bk == BW_DELAY)
         wait = bw_admit(&m->bw[p->domain], bc, p->port, now + lat, m->line) - (now + lat);
+    if (wait && bw_limited(&m->bw[p->domain], bc))
+        p->held += wait;
     if (p->l3) {
         lat = p->l3->lat + wait;
         p->src = PLAT_L3;
@@ -553,10 +555,13 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
     }
     unsigned node = node_of(m, block);
     p->src = node == p->node ? MACH_SRC_MEM_LOCAL : MACH_SRC_MEM_REMOTE;
+    uint64_t asked = lat;
     if (bk == BW_RATE) /* AMD L3BE: what the L3 domain reads from outside */
         lat = bw_admit(&m->bw[p->domain], bc, 0, now + lat, m->line) - now;
     else if (bk == BW_SHARE) /* CBQRI: the controller at the memory that serves it */
         lat = bw_admit(&m->bw[node], bc, 0, now + lat, m->line) - now;
+    if (lat != asked && bw_limited(&m->bw[bk == BW_SHARE ? node : p->domain], bc))
+        p->held += lat - asked;
     lat += mem_read(&m->mem, p->node, node, block, now + lat);
     unsigned st = stag_of(m, &m->owners[own]);
     uint64_t *b = &m->bytes[((size_t)p->domain * m->ntags * m->nsub + st) * MACH_NCTR];

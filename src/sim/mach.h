@@ -71,8 +71,9 @@ struct mach_tstat {
 enum mach_src { MACH_SRC_MEM_LOCAL = PLAT_NLEVEL, MACH_SRC_MEM_REMOTE };
 
 struct mach_cpu {
-    uint64_t now; /* ticks */
-    uint8_t src;  /* enum mach_src of the last access, set by mach_access/mach_miss */
+    uint64_t now;  /* ticks */
+    uint64_t held; /* ticks its requests waited at limiters whose class setting limits them */
+    uint8_t src;   /* enum mach_src of the last access, set by mach_access/mach_miss */
     struct mach_cache *l1i, *l1d, *l2, *l3;
     unsigned id, node, domain, port;
     unsigned cls, tag;             /* association */

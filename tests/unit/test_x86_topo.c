@@ -351,7 +351,9 @@ static void test_atom_topology_and_extended(void **state)
  * 2 threads: thread 1, core 3, die 2 bits; package field from bit 6; cpu i
  * has APIC ID i. Signature family 0x19, model 0x01, stepping 1: family
  * field 0xF, extended family 0x19 - 0xF = 0xA: EAX 0x00A00F11. Leaf 1 EBX:
- * 64 IDs, CLFLUSH 8. AMD's basic leaves end at 10H: no leaf 4, 0BH, 1FH. */
+ * 64 IDs, CLFLUSH 8. AMD's basic leaves end at 10H: no leaf 4 or 1FH; 0BH
+ * as on family 17h and later: SMT shift 1 (2 threads), core level shift 6
+ * to the package (C x T = 16 logical CPUs), then the invalid level. */
 static void test_epyc_basic(void **state)
 {
     (void)state;
@@ -359,7 +361,10 @@ static void test_epyc_basic(void **state)
     CPUID_AT(0, 0x1, 0, 0x00A00F11, 0x00400800, 0, 0x10080000);
     CPUID_AT(100, 0x1, 0, 0x00A00F11, 0x64400800, 0, 0x10080000);
     CPUID_ZERO(0x4, 0);
-    CPUID_ZERO(0xB, 0);
+    CPUID_IS(0xB, 0, 1, 2, 0x100, 0);
+    CPUID_IS(0xB, 1, 6, 16, 0x201, 0);
+    CPUID_IS(0xB, 2, 0, 0, 0x002, 0);
+    CPUID_AT(100, 0xB, 1, 6, 16, 0x201, 100);
     CPUID_ZERO(0x1F, 0);
     APIC_IS(0, 0);
     APIC_IS(17, 17);   /* CCX 1 (bit 4), core 0, thread 1 */

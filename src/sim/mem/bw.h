@@ -61,6 +61,12 @@ struct bw {
     void *state;                /* the kind's private state */
 };
 
+/* Whether class cls's setting limits it (a delay, or a rate cap): what a
+ * request of an unlimited class waits is contention alone. */
+static inline int bw_limited(const struct bw *b, unsigned cls)
+{
+    return b->set[cls].delay_pct || b->set[cls].rate > 0;
+}
 /* The reset setting of a class for a kind: limits nothing. */
 void bw_class_reset(enum bw_kind kind, struct bw_class_set *s);
 int bw_init(struct bw *b, const struct bw_cfg *cfg, struct err *e);

@@ -1,0 +1,44 @@
+#!/bin/bash
+# qosim vm's launcher: its usage errors name what is wrong, exit 2 and start
+# nothing; the QEMU command line it builds follows the profile.
+source "$(dirname "$0")/lib.sh"
+V="$QOSIM vm"
+expect "an unknown option is refused" 2 $V --bogus
+has "... and named" "$TMP/err" "unknown argument '--bogus'"
+expect "--cpus 0 is refused" 2 $V --cpus 0
+has "... and named" "$TMP/err" "^qosim vm: --cpus 0: not a whole number >= 1"
+expect "--cpus beyond the profile is refused" 2 $V --platform intel-atom --cpus 25 --print-cmd
+has "... and says how many there are" "$TMP/err" "intel-atom has 24 logical CPUs"
+expect "--memory beyond 2G is refused" 2 $V --memory 3G
+has "... and says why" "$TMP/err" "below the PCI hole"
+expect "--pace must be a number" 2 $V --pace fast
+expect "a value is required" 2 $V --cmd
+has "... and named" "$TMP/err" "^qosim vm: --cmd needs a value"
+expect "a RISC-V profile is refused" 2 $V --platform riscv-soc
+has "... and named" "$TMP/err" "riscv-soc is a RISC-V platform"
+expect "an unknown profile is refused" 2 $V --platform nosuch
+echo "not a kernel" >"$TMP/k"
+chmod 000 "$TMP/k"
+if [ "$(id -u)" -ne 0 ]; then
+    expect "an unreadable --kernel is refused" 2 $V --kernel "$TMP/k" --print-cmd
+fi
+expect "a missing --kernel is refused" 2 $V --kernel "$TMP/none" --print-cmd
+has "... and named" "$TMP/err" "$TMP/none: No such file"
+expect "--report naming a directory is refused" 2 $V --report "$TMP" --print-cmd
+
+# The command line, where 'make vm' has built what it names.
+if $V --print-cmd >/dev/null 2>&1; then
+    expect "--print-cmd prints QEMU's command line" 0 $V --platform amd-epyc --print-cmd
+    has "amd-epyc: QEMU's topology is the profile's (2 sockets, 4 CCX dies, 8 cores, 2 threads)" \
+        "$TMP/out" "-smp cpus=4,maxcpus=128,sockets=2,dies=4,cores=8,threads=2 "
+    has "amd-epyc: vendor, signature and CPUID limits are the model's" "$TMP/out" \
+        "-cpu max,vendor=AuthenticAMD,family=25,model=1,stepping=1,level=16,xlevel=0x80000020,"
+    has "amd-epyc: one TCG thread enters the model" "$TMP/out" "-accel tcg,thread=single"
+    has "amd-epyc: the plugin gets the profile and the default pace" "$TMP/out" "qosim-vm.so,profile=amd-epyc,pace=10"
+    expect "intel-xeon --cpus 16" 0 $V --cpus 16 --print-cmd
+    has "intel-xeon: 16 vCPUs of 32, 8 L2 modules a die" "$TMP/out" \
+        "-smp cpus=16,maxcpus=32,sockets=2,dies=1,cores=8,threads=2 "
+    has "intel-xeon: Intel's limits reach leaf 1FH" "$TMP/out" "vendor=GenuineIntel,family=6,model=106,stepping=6,level=31,xlevel=0x80000008"
+else
+    echo "# 'make vm' has not been run: the command-line checks are skipped"
+fi

@@ -1,0 +1,27 @@
+#!/bin/bash
+# Stock Linux on intel-atom (profiles/intel-atom.yaml) under `qosim vm`: L2
+# CAT with CDP and no L3, as resctrl and pqos find it.
+source "$(dirname "$0")/vm.sh"
+PLAT=intel-atom
+vm_boot $PLAT 'sh /tests/qos.sh cdpl2; sh /tests/pqos.sh l2'
+
+has "$PLAT: the boot log shows resctrl's L2 allocation detected" "$TMP/guest" "^fact dmesg resctrl:_L2_allocation_detected"
+same "$PLAT: nothing else is detected" "$(grep -c '^fact dmesg' "$TMP/guest")" 1
+want mount 0
+# L2: cbm_len 18, 8 classes; one L2 per module of 4 cores.
+want L2/cbm_mask 3ffff
+want L2/min_cbm_bits 1
+want L2/num_closids 8
+want L2/shareable_bits 0
+same "$PLAT: no L3, MB or monitoring info" "$(grep -cE '^fact (L3|MB|L3_MON)/' "$TMP/guest")" 0
+want mount_cdp 0
+want cdp.L2DATA/num_closids 4
+want cdp.L2CODE/num_closids 4
+want write.l2_wide "1:Mask_out_of_range"
+want write.l2_ok "0:ok"
+want read.l2 "L2:0=0000c"
+want g1.cos 1
+same "$PLAT: IA32_L2_QOS_MASK_1" "$(num "$(fact msr.l2mask)")" 12
+same "$PLAT: an absent QoS MSR is #GP in the guest (the msr driver's EIO)" "$(fact msr.absent_rc)" 3
+check_pqos 0x3ffff
+want os_e.schemata "L2:0=00007"

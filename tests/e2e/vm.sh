@@ -1,0 +1,76 @@
+# The whole-guest tests' shared part (sourced by tests/e2e/test_vm_*.sh):
+# one boot of Debian's kernel on a profile under `qosim vm`, running the
+# guest-side scripts of tests/vm/ (qos.sh, pqos.sh), whose "fact NAME VALUE"
+# lines are then compared with what the profile implies. The boots are slow
+# (a minute each on 2 cores), so only the normal build boots; the sanitizer
+# build's qosim is only the launcher, whose checks are in test_vm_cli.sh.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+case $QOSIM in */san/*)
+    echo "# whole-guest boots run against the normal build only"
+    exit 0 ;;
+esac
+
+# vm_boot PLATFORM CMD: boots once; the guest's output in $TMP/guest, the
+# model's ground truth in $TMP/report.json.
+vm_boot() {
+    "$QOSIM" vm --platform "$1" --report "$TMP/report.json" --cmd "$2" >"$TMP/guest" 2>"$TMP/guest.err"
+    local rc=$?
+    if [ $rc -eq 0 ]; then ok "$1: the guest boots, runs the scripts and powers off with status 0"; else
+        notok "$1: the guest boots, runs the scripts and powers off with status 0" "exit $rc" \
+            "$(tail -5 "$TMP/guest.err")" "$(grep -v '^| ' "$TMP/guest" | tail -5)"
+    fi
+}
+# fact NAME: the value the guest printed for NAME.
+fact() { awk -v k="$1" '$1 == "fact" && $2 == k { sub(/^fact [^ ]* ?/, ""); print; exit }' "$TMP/guest" | tr -d '\r'; }
+# want NAME VALUE: the guest saw VALUE for NAME.
+want() { same "$PLAT: $1" "$(fact "$1")" "$2"; }
+# hex: a value of rdmsr as a number.
+num() { printf '%d' "$1" 2>/dev/null || echo -1; }
+# The model's ground truth: bytes an RMID's requests read from memory
+# (what its MBM total counter counts).
+truth_reads() { awk -v r="$1" '/"rmid":/ { gsub(/[,{}]/, " "); for (i = 1; i <= NF; i++) { if ($i == "\"rmid\":") id = $(i + 1); if ($i == "\"read_bytes\":") rb = $(i + 1) } if (id == r) print rb }' "$TMP/report.json"; }
+
+# The occupancy and MBM checks shared by the profiles that monitor L3:
+# WAY bytes per L3 way.
+check_monitoring() {
+    local way=$1 occ two def delta rmid truth
+    occ=$(fact two.occupancy)
+    claim "$PLAT: a 64 MiB stream in a group with 2 L3 ways keeps its llc_occupancy ($occ) within 2 ways (+5%)" \
+        ge $((2 * way)) "$occ" 0.952
+    claim "$PLAT: ... and fills more than that ($occ > 1.9 ways)" ge "$occ" $((2 * way)) 0.95
+    def=$(fact default.occupancy)
+    claim "$PLAT: the same stream in the default group grows beyond 2 ways ($def)" ge "$def" $((2 * way)) 1.5
+    delta=$(fact two.mbm_delta)
+    has "$PLAT: the stream moved 256 MiB" <(fact two.stream) '^bytes=268435456 '
+    claim "$PLAT: mbm_total_bytes grew by at least the 256 MiB the stream read ($delta)" ge "$delta" 268435456 1
+    rmid=$(($(num "$(fact two.assoc)") & 0x3ff))
+    truth=$(truth_reads "$rmid")
+    claim "$PLAT: ... within 5% of the model's ground truth for RMID $rmid (${truth:-none})" \
+        near "$delta" "${truth:-0}" 0.05
+}
+
+# The bandwidth control check: the throttled group's MBM bytes per guest
+# second fall below half the unthrottled one's.
+check_bandwidth() {
+    local fast slow
+    fast=$(fact fast.mbm_rate) slow=$(fact slow.mbm_rate)
+    claim "$PLAT: a bandwidth limit lowers the group's counted bandwidth ($slow vs $fast B/s)" \
+        ge "${fast:-0}" "${slow:-1}" 2
+}
+
+# pqos's round trips, through the MSR interface and resctrl, on class 1 of
+# a cache whose full mask is FULL.
+check_pqos() {
+    local full=$1
+    for i in msr_d msr_e msr_a msr_s msr_R os_d os_e os_a os_s; do want "$i.rc" 0; done
+    same "$PLAT: pqos -e (MSR) wrote class 1's mask" "$(num "$(fact msr_e.mask)")" 3
+    same "$PLAT: pqos -a (MSR) put core 2 in class 1 (its PQR_ASSOC)" "$(fact msr_a.cos2)" 1
+    want msr_s.core2 COS1
+    same "$PLAT: pqos -R (MSR) reset the mask to all ones" "$(num "$(fact msr_R.mask)")" "$((full))"
+    same "$PLAT: pqos -R (MSR) put core 2 back in class 0" "$(fact msr_R.cos2)" 0
+    same "$PLAT: pqos -I -e wrote the mask through resctrl" "$(num "$(fact os_e.mask)")" 7
+    want os_a.cpus 2
+    same "$PLAT: pqos -I -a: the kernel loads class 1 on core 2" "$(fact os_a.cos2)" 1
+    want os_s.core2 COS1
+}
