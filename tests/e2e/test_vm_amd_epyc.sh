@@ -40,6 +40,10 @@ want g1.cos 1
 same "$PLAT: L3_MASK_1 (56375)" "$(num "$(fact msr.l3mask)")" 3
 same "$PLAT: L3QOS_BW_CONTROL_1 holds the limit, U clear" "$(num "$(fact msr.mb)")" 100
 same "$PLAT: an absent QoS MSR is #GP in the guest (the msr driver's EIO)" "$(fact msr.absent_rc)" 3
+same "$PLAT: WRMSR of a mask beyond cbm_len is #GP in the guest" "$(fact msr.wr_wide_rc)" 3
+same "$PLAT: WRMSR of a sparse mask is accepted on AMD" "$(fact msr.wr_sparse_rc)" 0
+same "$PLAT: ... and holds it" "$(num "$(fact msr.c9f)")" 5
+check_cpuid
 
 check_monitoring $((32 * 1024 * 1024 / 16))
 want slow.schemata "MB:0=1"

@@ -23,5 +23,6 @@ want read.l2 "L2:0=0000c"
 want g1.cos 1
 same "$PLAT: IA32_L2_QOS_MASK_1" "$(num "$(fact msr.l2mask)")" 12
 same "$PLAT: an absent QoS MSR is #GP in the guest (the msr driver's EIO)" "$(fact msr.absent_rc)" 3
+check_cpuid
 check_pqos 0x3ffff
 want os_e.schemata "L2:0=00007"

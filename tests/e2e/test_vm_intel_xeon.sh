@@ -57,6 +57,10 @@ same "$PLAT: IA32_L3_QOS_MASK_1" "$(num "$(fact msr.l3mask)")" 3
 same "$PLAT: IA32_L2_QOS_MASK_1" "$(num "$(fact msr.l2mask)")" 12
 same "$PLAT: IA32_L2_QoS_Ext_BW_Thrtl_1 (delay)" "$(num "$(fact msr.mb)")" 70
 same "$PLAT: an absent QoS MSR is #GP in the guest (the msr driver's EIO)" "$(fact msr.absent_rc)" 3
+same "$PLAT: WRMSR of a mask beyond cbm_len is #GP in the guest" "$(fact msr.wr_wide_rc)" 3
+same "$PLAT: WRMSR of a sparse mask is #GP on Intel" "$(fact msr.wr_sparse_rc)" 3
+same "$PLAT: ... and the mask keeps its reset value" "$(num "$(fact msr.c9f)")" $((0x7ff))
+check_cpuid
 
 check_monitoring $((11 * 1024 * 1024 / 11))
 want slow.schemata "MB:0=10"

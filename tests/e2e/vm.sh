@@ -74,3 +74,19 @@ check_pqos() {
     same "$PLAT: pqos -I -a: the kernel loads class 1 on core 2" "$(fact os_a.cos2)" 1
     want os_s.core2 COS1
 }
+
+# The guest's CPUID, as vCPU 1 executes it, against the console's answer
+# for logical CPU 1 of the same profile: one model behind both. Leaf 1 only
+# in EAX (the signature): its feature bits are QEMU's.
+check_cpuid() {
+    local l leaf sub got want
+    claim "$PLAT: the guest printed its CPUID leaves" ge "$(grep -c '^fact cpuid\.' "$TMP/guest")" 10 1
+    for l in $(grep -o '^fact cpuid\.[0-9a-f]*:[0-9a-f]*' "$TMP/guest" | cut -d. -f2); do
+        leaf=${l%:*} sub=${l#*:}
+        got=$(fact "cpuid.$l")
+        want=$(echo "cpuid 0x$leaf 0x$sub cpu 1" | "$QOSIM" regs --platform "$PLAT" |
+            sed -n 's/^eax=\(0x[0-9a-f]*\) ebx=\(0x[0-9a-f]*\) ecx=\(0x[0-9a-f]*\) edx=\(0x[0-9a-f]*\).*/\1 \2 \3 \4/p')
+        if [ "$leaf" = 1 ]; then got=${got%% *} want=${want%% *}; fi
+        same "$PLAT: CPUID $leaf.$sub in the guest is the console's" "$got" "$want"
+    done
+}

@@ -12,6 +12,17 @@ fact() { echo "fact $1 $2"; }
 # Each line of a file as one value: "a,b,c".
 joined() { tr '\n' ',' <"$1" | sed 's/,$//'; }
 
+# The CPUID leaves the model answers, as vCPU 1 executes them: the host
+# side compares them with `qosim regs` (cpuid LEAF SUB cpu 1).
+if grep -q AuthenticAMD /proc/cpuinfo; then
+    leaves="0:0 1:0 b:0 b:1 f:0 f:1 10:1 80000005:0 80000006:0 8000001d:0 8000001d:1 8000001d:2 8000001d:3 8000001e:0 80000020:1"
+else
+    leaves="0:0 1:0 4:0 4:1 4:2 4:3 b:0 b:1 1f:0 1f:1 f:0 f:1 10:0 10:1 10:2 10:3"
+fi
+for l in $leaves; do
+    fact "cpuid.$l" "$(taskset -c 1 qosim-guest cpuid "0x${l%:*}" "0x${l#*:}")"
+done
+
 dmesg | grep -E 'resctrl: .* detected' | sed 's/^\[[ 0-9.]*\] //; s/ /_/g; s/^/fact dmesg /'
 
 dump_info() { # PREFIX
@@ -90,6 +101,15 @@ fi
 # A QoS MSR the profile lacks faults (#GP), reported by the msr driver as EIO.
 qosim-guest rdmsr 0 0xdff >/dev/null 2>&1
 fact msr.absent_rc "$?"
+# Values the model refuses fault too: a mask beyond cbm_len; a sparse one
+# (Intel only), on class 15's L3 mask, which no group uses.
+if [ -n "$l3" ]; then
+    qosim-guest wrmsr 0 0xc9f 0x10000 >/dev/null 2>&1
+    fact msr.wr_wide_rc "$?"
+    qosim-guest wrmsr 0 0xc9f 0x5 >/dev/null 2>&1
+    fact msr.wr_sparse_rc "$?"
+    fact msr.c9f "$(qosim-guest rdmsr 0 0xc9f)"
+fi
 rmdir "$R/g1"
 
 # ---- occupancy, MBM and bandwidth control seen by the guest's own programs ----
