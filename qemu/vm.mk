@@ -24,6 +24,7 @@ build/pic/libqosim.a: $(PIC_OBJ)
 
 $(VM)/qemu-system-x86_64: qemu/build-qemu qemu/patches/series $(wildcard qemu/patches/*.patch)
 	qemu/build-qemu $(VM)
+	@touch $@
 
 # Built against the patched tree's headers: the plugin API and the hooks.
 $(VM)/qosim-vm.so: qemu/plugin/qosim-vm.c build/pic/libqosim.a $(VM)/qemu-system-x86_64

@@ -102,6 +102,33 @@ static int need(const char *given, const char *dir, const char *name, int exec, 
     return 0;
 }
 
+/* Where the plugin writes --report, at the end, through a temporary
+ * beside it and a rename: an existing file's real path, so that a link
+ * stays a link; its folder must be there and writable now, not found
+ * missing after the guest has run. */
+static int vm_report_path(const char *given, char *out, size_t cap)
+{
+    struct stat st;
+    if (!stat(given, &st) && !S_ISREG(st.st_mode)) {
+        cli_error("vm", "--report %s: not a regular file", given);
+        return -1;
+    }
+    if (!realpath(given, out)) {
+        snprintf(out, cap, "%s", given);
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", given);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *(slash == dir ? slash + 1 : slash) = '\0';
+        if (access(slash ? dir : ".", W_OK)) {
+            cli_error("vm", "--report %s: cannot write in %s: %s", given, slash ? dir : ".",
+                      strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* The newc cpio entry of one file or directory, 4-byte aligned. */
 static int cpio_entry(FILE *f, const char *name, unsigned mode, const char *data, size_t len)
 {
@@ -255,6 +282,12 @@ int cli_vm(int argc, char **argv)
         cli_error("vm", "%s", e.msg);
         return 2;
     }
+    /* QEMU splits a plugin's arguments at commas. */
+    if ((o.plat && strchr(o.plat, ',')) || (o.report && strchr(o.report, ','))) {
+        cli_error("vm", "%s: QEMU cannot pass a path with a comma to its plugin",
+                  o.plat && strchr(o.plat, ',') ? o.plat : o.report);
+        return 2;
+    }
     if (p.vendor == PLAT_RISCV) {
         cli_error("vm", "%s is a RISC-V platform: qosim vm boots x86 guests", p.name);
         return 2;
@@ -299,14 +332,11 @@ int cli_vm(int argc, char **argv)
         need(o.kernel, dir, "kernel/vmlinux", 0, kernel, sizeof kernel) ||
         need(o.initrd, dir, "initramfs.cpio.gz", 0, initrd, sizeof initrd))
         return 2;
-    if (o.report) {
-        /* The plugin writes it through a temporary beside it, at the end. */
-        struct stat st;
-        if (!stat(o.report, &st) && !S_ISREG(st.st_mode)) {
-            cli_error("vm", "--report %s: not a regular file", o.report);
-            return 2;
-        }
-    }
+    static char report[4096];
+    if (o.report && vm_report_path(o.report, report, sizeof report))
+        return 2;
+    if (o.report)
+        o.report = report;
 
     char tmp[] = "/tmp/qosim-vm.XXXXXX";
     if (!o.print && !mkdtemp(tmp)) {

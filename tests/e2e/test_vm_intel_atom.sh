@@ -26,3 +26,26 @@ same "$PLAT: an absent QoS MSR is #GP in the guest (the msr driver's EIO)" "$(fa
 check_cpuid
 check_pqos 0x3ffff
 want os_e.schemata "L2:0=00007"
+
+# Without --cmd: a shell on the terminal. Typed lines go to it once its
+# prompt is there; `poweroff N` ends the VM with status N.
+mkfifo "$TMP/in"
+"$QOSIM" vm --platform $PLAT <"$TMP/in" >"$TMP/tty" 2>&1 &
+pid=$!
+exec 7>"$TMP/in"
+# seen TEXT: waits (at most 10 minutes) until the terminal shows TEXT.
+seen() {
+    for _ in $(seq 1200); do
+        grep -qF -- "$1" "$TMP/tty" && return 0
+        kill -0 $pid 2>/dev/null || return 1
+        sleep 0.5
+    done
+    return 1
+}
+claim "$PLAT: an interactive shell prompts on the terminal" seen 'qosim-guest:/# '
+printf 'echo hi-from-$((6 * 7))\n' >&7
+claim "$PLAT: ... runs what is typed" seen 'hi-from-42'
+printf 'poweroff 3\n' >&7
+exec 7>&-
+wait $pid
+same "$PLAT: ... and 'poweroff 3' ends the VM with status 3" "$?" 3
