@@ -42,6 +42,25 @@ if $V --print-cmd >/dev/null 2>&1; then
     has "intel-xeon: 16 vCPUs of 32, 8 L2 modules a die" "$TMP/out" \
         "-smp cpus=16,maxcpus=32,sockets=2,dies=1,cores=8,threads=2 "
     has "intel-xeon: Intel's limits reach leaf 1FH" "$TMP/out" "vendor=GenuineIntel,family=6,model=106,stepping=6,level=31,xlevel=0x80000008"
+
+    # Quick boots of QEMU alone (--no-model, seconds each) for what the
+    # launcher does around the guest. Time-boxed.
+    B="timeout -k 10 300 $V --platform intel-atom --no-model"
+    expect "--cmd: the command's exit status is qosim vm's" 7 $B --cmd 'echo hello; exit 7'
+    same "... and its output, exactly, is all that reaches standard output" "$(od -c <"$TMP/out")" \
+        "$(printf 'hello\n' | od -c)"
+    same "... and nothing else reaches standard error" "$(cat "$TMP/err")" ""
+    kdir=$(dirname "$(readlink -f "$($V --print-cmd | sed 's/.* -kernel \([^ ]*\) .*/\1/')")")
+    expect "--kernel: a bzImage boots too" 0 $B --kernel "$kdir/vmlinuz" --cmd 'uname -r'
+    same "... Debian's kernel" "$(cat "$TMP/out")" "$(cat "$kdir/version")"
+    # An initramfs of one's own, whose init says nothing of a status.
+    mkdir -p "$TMP/rd/bin"
+    cp /bin/busybox "$TMP/rd/bin/"
+    printf '#!/bin/busybox sh\n/bin/busybox echo own-init\n/bin/busybox poweroff -f\n' >"$TMP/rd/init"
+    chmod +x "$TMP/rd/init"
+    (cd "$TMP/rd" && find . | cpio -o -H newc 2>/dev/null | gzip) >"$TMP/rd.gz"
+    expect "--initrd: one's own init runs; with --cmd and no status: 125" 125 $B --initrd "$TMP/rd.gz" --cmd true
+    has "... it said why" "$TMP/err" "stopped without an exit status"
 else
     echo "# 'make vm' has not been run: the command-line checks are skipped"
 fi

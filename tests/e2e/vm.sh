@@ -14,7 +14,9 @@ esac
 # vm_boot PLATFORM CMD: boots once; the guest's output in $TMP/guest, the
 # model's ground truth in $TMP/report.json.
 vm_boot() {
-    "$QOSIM" vm --platform "$1" --report "$TMP/report.json" --cmd "$2" >"$TMP/guest" 2>"$TMP/guest.err"
+    # Time-boxed: a guest that hangs fails the test instead of the run.
+    timeout -k 10 900 "$QOSIM" vm --platform "$1" --report "$TMP/report.json" --cmd "$2" \
+        >"$TMP/guest" 2>"$TMP/guest.err"
     local rc=$?
     if [ $rc -eq 0 ]; then ok "$1: the guest boots, runs the scripts and powers off with status 0"; else
         notok "$1: the guest boots, runs the scripts and powers off with status 0" "exit $rc" \
