@@ -253,6 +253,50 @@ static void test_byte_counters(void **state)
     assert_int_equal(M.mem.stat[0].read_bytes + M.mem.stat[1].read_bytes, 64000);
 }
 
+/* Time a request waits at a bandwidth limiter counts as held (what the
+ * whole-guest plugin paces the guest by) only for a class whose setting
+ * limits it: an unlimited class's requests add nothing. */
+static void test_held_limited_only(void **state)
+{
+    (void)state;
+    static const char rate[] = "name: capped\n"
+                               "vendor: amd\n"
+                               "topology: {sockets: 1, modules: 2}\n"
+                               "core: {frequency: 1GHz, cpi: 1, mlp: 1}\n"
+                               "caches:\n"
+                               "  L1I: {size: 1K, ways: 2, latency: 2}\n"
+                               "  L1D: {size: 1K, ways: 2, latency: 2}\n"
+                               "  L2: {size: 4K, ways: 4, latency: 10}\n"
+                               "  L3: {size: 16K, ways: 8, latency: 30}\n"
+                               "memory: {channels: 2, peak: 64GB/s, latency: 100ns}\n"
+                               "qos:\n"
+                               "  bandwidth: {kind: rate, classes: 2, max: 11, window: 1us}\n";
+    mach_free(&M);
+    struct conf c;
+    struct err e = {0};
+    struct plat p;
+    assert_int_equal(conf_load_mem(&c, "capped.yaml", rate, strlen(rate), &e), 0);
+    if (plat_from_conf(&p, &c, &e))
+        fail_msg("%s", e.msg);
+    conf_free(&c);
+    assert_int_equal(mach_init(&M, &p, 2, &e), 0);
+    struct bw_class_set s;
+    bw_class_reset(BW_RATE, &s);
+    s.rate = 0.001; /* bytes per tick: a line every 64,000 ticks (1000 cycles) */
+    mach_set_bw(&M, 0, 1, &s);
+    mach_set_assoc(&M, 0, 0, 0, 0); /* CPU 0: class 0, unlimited */
+    mach_set_assoc(&M, 1, 1, 1, 0); /* CPU 1: class 1, capped */
+    for (uint64_t i = 0; i < 2000; i++) {
+        M.cpu[0].now += touch(0, HIER_LOAD, addr(0, 0, i));
+        M.cpu[1].now += touch(1, HIER_LOAD, addr(0, 1, i));
+    }
+    assert_int_equal(M.cpu[0].held, 0);
+    /* Each miss takes 130 cycles (8,320 ticks) on its own; at a line per
+     * 64,000 ticks, 2000 of them wait about 2000 x 55,680 ticks. */
+    assert_true(M.cpu[1].held > 100000000);
+    assert_true(M.cpu[1].held <= M.cpu[1].now);
+}
+
 static void test_counter_wrap(void **state)
 {
     (void)state;
@@ -300,6 +344,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_occupancy_exact_inclusive, setup, teardown),
         cmocka_unit_test_setup_teardown(test_byte_counters, setup, teardown),
         cmocka_unit_test_setup_teardown(test_counter_wrap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_held_limited_only, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sampling_estimate, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -157,6 +157,30 @@ static void assert_near(double got, double want, double tol, const char *what)
 
 /* --------------------------------------------------------------- params */
 
+/* A fed workload hands out what it was fed, in order, then ends (0) until
+ * it is fed again: the whole-guest plugin's vCPUs run that way. */
+static void test_feed(void **state)
+{
+    (void)state;
+    struct wl *w;
+    struct err e = {0};
+    assert_int_equal(wl_feed_new(&w, &e), 0);
+    struct trace_rec in[10], out[TRACE_MIN_BATCH];
+    for (unsigned i = 0; i < 10; i++)
+        in[i] = (struct trace_rec){.addr = 0x1000 + i, .size = i + 1, .kind = i ? TREC_L : TREC_I};
+    assert_int_equal(wl_fill(w, out, TRACE_MIN_BATCH, &e), 0);
+    wl_feed(w, in, 10);
+    assert_int_equal(wl_fill(w, out, TRACE_MIN_BATCH, &e), TRACE_MIN_BATCH);
+    assert_memory_equal(out, in, TRACE_MIN_BATCH * sizeof *out);
+    assert_int_equal(wl_fill(w, out, TRACE_MIN_BATCH, &e), 2);
+    assert_memory_equal(out, in + TRACE_MIN_BATCH, 2 * sizeof *out);
+    assert_int_equal(wl_fill(w, out, TRACE_MIN_BATCH, &e), 0);
+    wl_feed(w, in + 9, 1);
+    assert_int_equal(wl_fill(w, out, TRACE_MIN_BATCH, &e), 1);
+    assert_int_equal(out[0].addr, 0x1009);
+    wl_free(w);
+}
+
 static void test_pattern_names(void **state)
 {
     (void)state;
@@ -1252,6 +1276,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pattern_names),
+        cmocka_unit_test(test_feed),
         cmocka_unit_test(test_params_default),
         cmocka_unit_test(test_params_check),
         cmocka_unit_test(test_determinism),

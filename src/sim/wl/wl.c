@@ -574,6 +574,8 @@ static long feed_fill(struct wl *w, struct trace_rec *buf, size_t n)
 {
     if (n > w->nfeed)
         n = w->nfeed;
+    if (!n)
+        return 0;
     memcpy(buf, w->feed, n * sizeof *buf);
     w->feed += n;
     w->nfeed -= n;
