@@ -114,7 +114,7 @@ fuzz-smoke: fuzz
 # fuzz run of every harness. The closing line is the sum of all three.
 check:
 	$(MAKE) -j$(JOBS) all
-	$(MAKE) -j$(JOBS) vm
+	$(MAKE) -j$(JOBS) vm-san
 	$(MAKE) -j$(JOBS) SAN=1 all
 	$(MAKE) -j$(JOBS) fuzz
 	rm -rf build/results
@@ -127,6 +127,7 @@ test:
 	tests/run.sh $(O); tests/summary.sh
 
 test-san:
+	$(MAKE) -j$(JOBS) vm-san
 	$(MAKE) -j$(JOBS) SAN=1 all
 	rm -rf build/results
 	tests/run.sh build/san; tests/summary.sh

@@ -46,3 +46,30 @@ $(VM)/initramfs.cpio.gz: qemu/guest/mkinitramfs qemu/guest/init $(VM)/qosim-gues
 
 .PHONY: vm
 vm: $(O)/qosim $(VM)/qemu-system-x86_64 $(VM)/qosim-vm.so $(VM)/initramfs.cpio.gz
+
+# The plugin once more under ASan and UBSan, for the sanitizer build's
+# whole-guest test (tests/e2e/test_vm_san.sh): QEMU has no sanitizer
+# runtime of its own, so that test preloads it into QEMU.
+VM_SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+PICSAN_OBJ := $(LIB_SRC:%.c=build/pic-san/%.o) build/pic-san/gen/profiles.o
+
+build/pic-san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(SANFLAGS),$(ALLCFLAGS)) $(VM_SANFLAGS) -fPIC -c $< -o $@
+
+build/pic-san/gen/profiles.o: build/gen/profiles.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(SANFLAGS),$(ALLCFLAGS)) $(VM_SANFLAGS) -fPIC -c $< -o $@
+
+build/pic-san/libqosim.a: $(PICSAN_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(VM)/san/qosim-vm.so: qemu/plugin/qosim-vm.c build/pic-san/libqosim.a $(VM)/qemu-system-x86_64
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) $(VM_SANFLAGS) -fPIC -shared \
+	  -fvisibility=hidden -I$(VM)/qemu-src/include/qemu -Iinclude -Isrc \
+	  -o $@ qemu/plugin/qosim-vm.c build/pic-san/libqosim.a $(LDLIBS)
+
+.PHONY: vm-san
+vm-san: vm $(VM)/san/qosim-vm.so

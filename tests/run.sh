@@ -21,7 +21,7 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/qosim-tests.XXXXXX") || exit 2
 trap 'rm -rf "$scratch"' EXIT
 # Each job is "BUILD FILE". Slow files first (sanitizer builds, then the
 # longest end-to-end tests), so the pool does not end waiting on one of them.
-slow="tests/e2e/test_vm_intel_xeon.sh tests/e2e/test_vm_amd_epyc.sh tests/e2e/test_vm_intel_atom.sh tests/e2e/test_qos.sh tests/e2e/test_live.sh tests/e2e/test_cachegrind.sh tests/e2e/test_run.sh"
+slow="tests/e2e/test_vm_san.sh tests/e2e/test_vm_intel_xeon.sh tests/e2e/test_vm_amd_epyc.sh tests/e2e/test_vm_intel_atom.sh tests/e2e/test_qos.sh tests/e2e/test_live.sh tests/e2e/test_cachegrind.sh tests/e2e/test_run.sh"
 list=()
 for b in "$@"; do
     # shellcheck disable=SC2086

@@ -328,7 +328,7 @@ int cli_vm(int argc, char **argv)
         return 2;
     }
     if (need(NULL, dir, "qemu-system-x86_64", 1, qemu, sizeof qemu) ||
-        need(NULL, dir, "qosim-vm.so", 0, plugin, sizeof plugin) ||
+        need(getenv("QOSIM_VM_PLUGIN"), dir, "qosim-vm.so", 0, plugin, sizeof plugin) ||
         need(o.kernel, dir, "kernel/vmlinux", 0, kernel, sizeof kernel) ||
         need(o.initrd, dir, "initramfs.cpio.gz", 0, initrd, sizeof initrd))
         return 2;
@@ -355,10 +355,11 @@ int cli_vm(int argc, char **argv)
     char cpu[256], smp[256], memarg[64], append[4096], plug[8400], serial2[4300];
     /* QEMU's own idea of the CPU agrees with what the model answers, for
      * the few places QEMU acts on the vendor or family itself. */
-    snprintf(cpu, sizeof cpu,
-             "max,vendor=%s,family=%u,model=%u,stepping=%u,level=%u,xlevel=0x%x,model-id=qosim %s",
-             amd ? "AuthenticAMD" : "GenuineIntel", p.core.family, p.core.model, p.core.stepping,
-             l0[0], l8[0], p.name);
+    snprintf(
+        cpu, sizeof cpu,
+        "max,vendor=%s,family=%u,model=%u,stepping=%u,level=%u,xlevel=0x%x,%smodel-id=qosim %s",
+        amd ? "AuthenticAMD" : "GenuineIntel", p.core.family, p.core.model, p.core.stepping, l0[0],
+        l8[0], amd ? "topoext=on," : "", p.name);
     if (smp_arg(&p, (unsigned)o.cpus, smp, sizeof smp)) {
         cli_error("vm", "topology too large");
         return 2;
