@@ -109,8 +109,9 @@ static int need(const char *given, const char *dir, const char *name, int exec, 
 static int vm_report_path(const char *given, char *out, size_t cap)
 {
     struct stat st;
-    if (!stat(given, &st) && !S_ISREG(st.st_mode)) {
-        cli_error("vm", "--report %s: not a regular file", given);
+    if (!strcmp(given, "-") || (!stat(given, &st) && !S_ISREG(st.st_mode))) {
+        cli_error("vm", "--report %s: not a regular file (the plugin writes it when QEMU ends)",
+                  given);
         return -1;
     }
     if (!realpath(given, out)) {

@@ -25,6 +25,7 @@ fi
 expect "a missing --kernel is refused" 2 $V --kernel "$TMP/none" --print-cmd
 has "... and named" "$TMP/err" "$TMP/none: No such file"
 expect "--report naming a directory is refused" 2 $V --report "$TMP" --print-cmd
+expect "--report - is refused (standard output is the guest's console)" 2 $V --report - --print-cmd
 expect "--report in a missing folder is refused" 2 $V --report "$TMP/no/r.json" --print-cmd
 has "... and named" "$TMP/err" "cannot write in $TMP/no"
 expect "--no-model with --report is refused" 2 $V --no-model --report "$TMP/r.json"
