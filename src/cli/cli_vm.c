@@ -356,11 +356,10 @@ int cli_vm(int argc, char **argv)
     char cpu[256], smp[256], memarg[64], append[4096], plug[8400], serial2[4300];
     /* QEMU's own idea of the CPU agrees with what the model answers, for
      * the few places QEMU acts on the vendor or family itself. */
-    snprintf(
-        cpu, sizeof cpu,
-        "max,vendor=%s,family=%u,model=%u,stepping=%u,level=%u,xlevel=0x%x,%smodel-id=qosim %s",
-        amd ? "AuthenticAMD" : "GenuineIntel", p.core.family, p.core.model, p.core.stepping, l0[0],
-        l8[0], amd ? "topoext=on," : "", p.name);
+    snprintf(cpu, sizeof cpu,
+             "max,vendor=%s,family=%u,model=%u,stepping=%u,level=%u,xlevel=0x%x,model-id=qosim %s",
+             amd ? "AuthenticAMD" : "GenuineIntel", p.core.family, p.core.model, p.core.stepping,
+             l0[0], l8[0], p.name);
     if (smp_arg(&p, (unsigned)o.cpus, smp, sizeof smp)) {
         cli_error("vm", "topology too large");
         return 2;
