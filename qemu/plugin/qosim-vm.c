@@ -16,21 +16,29 @@
  * Arguments: profile=NAME|PATH (required), report=FILE (JSON at exit: per
  * vCPU and per RMID ground truth), pace=K (host nanoseconds the guest is
  * held back per simulated nanosecond its requests waited at a bandwidth
- * limiter; 0, the default, never holds it back). */
+ * limiter; 0, the default, never holds it back), console=PATH (a Unix
+ * socket where `qosim regs --attach PATH` drives this same model while the
+ * guest runs). */
 #include <qemu-plugin.h>
 #include <qosim-hooks.h>
 
 #include "hw/x86.h"
+#include "hw/x86_console.h"
 #include "sim/cpu/core.h"
 #include "sim/mach.h"
 #include "sim/wl/wl.h"
 #include "util/err.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -55,7 +63,7 @@ static struct {
     unsigned nv;
     uint8_t *ram; /* guest RAM in QEMU's address space: offset = guest-physical */
     uint64_t ram_size;
-    char report[4096];
+    char report[4096], console[4096];
     double pace;
     uint64_t pace_sim;   /* ticks requests waited at limiters since the last check */
     double pace_debt_ns; /* host time the guest still owes */
@@ -110,6 +118,103 @@ static void pace(void)
     }
 }
 
+/* ---- the console: qosim regs --attach, on the running model ----
+ *
+ * A thread of its own accepts clients and reads their lines; each line is
+ * interpreted on QEMU's vCPU thread, the only one that enters the model,
+ * the next time that thread passes by (con_serve: at every batch of a
+ * vCPU, at every QoS MSR access, when a vCPU wakes). A reply is the
+ * console's output for the line (none for a blank or comment line), then
+ * an empty line. */
+static struct {
+    int fd;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int pending; /* a line waits for the vCPU thread */
+    char line[1024], out[4096];
+    struct x86_console xk;
+    struct lwp_proc proc;
+} con = {.fd = -1, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static void run_all(void);
+
+static void con_serve(void)
+{
+    if (!__atomic_load_n(&con.pending, __ATOMIC_ACQUIRE))
+        return;
+    pthread_mutex_lock(&con.mu);
+    if (con.pending) {
+        run_all();         /* counters include everything the guest did so far */
+        con.out[0] = '\0'; /* a blank or comment line prints nothing */
+        FILE *f = fmemopen(con.out, sizeof con.out, "w");
+        if (f) {
+            x86_console_line(&con.xk, con.line, f);
+            fclose(f);
+        } else {
+            snprintf(con.out, sizeof con.out, "error: %s\n", strerror(errno));
+        }
+        __atomic_store_n(&con.pending, 0, __ATOMIC_RELEASE);
+        pthread_cond_signal(&con.cv);
+    }
+    pthread_mutex_unlock(&con.mu);
+}
+
+static void *con_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        int c = accept(con.fd, NULL, NULL);
+        if (c < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            return NULL;
+        }
+        FILE *io = fdopen(c, "r+");
+        if (!io) {
+            close(c);
+            continue;
+        }
+        char buf[sizeof con.line];
+        while (fgets(buf, sizeof buf, io)) {
+            pthread_mutex_lock(&con.mu);
+            memcpy(con.line, buf, sizeof buf);
+            __atomic_store_n(&con.pending, 1, __ATOMIC_RELEASE);
+            while (con.pending)
+                pthread_cond_wait(&con.cv, &con.mu);
+            fprintf(io, "%s\n", con.out);
+            pthread_mutex_unlock(&con.mu);
+            if (fflush(io))
+                break;
+        }
+        fclose(io);
+    }
+}
+
+static int con_start(const char *path)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof a.sun_path) {
+        fprintf(stderr, "qosim-vm: console=%s: path too long for a socket\n", path);
+        return -1;
+    }
+    strcpy(a.sun_path, path);
+    con.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (con.fd < 0 || bind(con.fd, (struct sockaddr *)&a, sizeof a) || listen(con.fd, 1)) {
+        fprintf(stderr, "qosim-vm: console=%s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    lwp_proc_init(&con.proc, &vm.x, 0);
+    con.xk.x = &vm.x;
+    con.xk.proc = &con.proc;
+    pthread_t t;
+    if (pthread_create(&t, NULL, con_main, NULL)) {
+        fprintf(stderr, "qosim-vm: console=%s: cannot start its thread\n", path);
+        return -1;
+    }
+    pthread_detach(t);
+    return 0;
+}
+
 static inline struct trace_rec *put(unsigned cpu)
 {
     struct vcpu *v = &vm.v[cpu];
@@ -117,6 +222,7 @@ static inline struct trace_rec *put(unsigned cpu)
         vcpu_run(v, cpu);
         if (vm.pace > 0)
             pace();
+        con_serve();
     }
     return &v->rec[v->n++];
 }
@@ -248,6 +354,7 @@ static int on_rdmsr(unsigned cpu, uint32_t msr, uint64_t *val)
     if (!model_msr(msr) || cpu >= vm.nv)
         return QOSIM_MSR_QEMU;
     run_all();
+    con_serve();
     return to_qemu(x86_rdmsr(&vm.x, cpu, msr, val));
 }
 
@@ -292,6 +399,7 @@ static void on_resume(qemu_plugin_id_t id, unsigned cpu)
             t = vm.m.cpu[i].now;
     if (vm.m.cpu[cpu].now < t)
         vm.m.cpu[cpu].now = t;
+    con_serve();
 }
 
 static void write_report(void)
@@ -356,6 +464,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     for (int i = 0; i < argc; i++) {
         if (!strncmp(argv[i], "profile=", 8))
             profile = argv[i] + 8;
+        else if (!strncmp(argv[i], "console=", 8))
+            snprintf(vm.console, sizeof vm.console, "%s", argv[i] + 8);
         else if (!strncmp(argv[i], "report=", 7))
             snprintf(vm.report, sizeof vm.report, "%s", argv[i] + 7);
         else if (!strncmp(argv[i], "pace=", 5)) {
@@ -395,6 +505,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         /* Each vCPU's ground truth is a task of its own. */
         mach_set_task(&vm.m, i, (int)i);
     }
+    if (vm.console[0] && con_start(vm.console))
+        return -1;
     qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
     qemu_plugin_register_vcpu_resume_cb(id, on_resume);
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb);

@@ -33,12 +33,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 static const char usage[] =
-    "usage: qosim regs [--platform NAME|FILE | --scenario FILE] [SCRIPT|-]\n"
+    "usage: qosim regs [--platform NAME|FILE | --scenario FILE | --attach SOCKET] [SCRIPT|-]\n"
     "A console for the platform's QoS registers (docs/regs.md). Reads commands from\n"
     "SCRIPT or standard input, one per line ('#' starts a comment), numbers decimal or\n"
-    "0x-hex. On x86 platforms:\n"
+    "0x-hex. --attach drives the model of a running guest (qosim vm --console SOCKET).\n"
+    "On x86 platforms:\n"
     "  cpuid LEAF [SUBLEAF] [cpu N]   prints eax=0x%08x ebx=0x%08x ecx=0x%08x edx=0x%08x\n"
     "  rdmsr CPU MSR                  prints the value as 0x%016x, or #GP\n"
     "  wrmsr CPU MSR VALUE            prints ok or #GP\n"
@@ -180,9 +184,70 @@ static int scen_setup(struct regs *c, struct err *e)
     return rc;
 }
 
+/* A running guest's console (qosim vm --console, docs/vm.md): each line
+ * goes to the plugin, which answers with the console's output for it and
+ * an empty line. */
+static int attach(const char *path, FILE *in, FILE *out)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof a.sun_path) {
+        cli_error("regs", "--attach %s: path too long for a socket", path);
+        return 2;
+    }
+    strcpy(a.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a)) {
+        cli_error("regs", "--attach %s: %s (is a guest running with qosim vm --console %s?)", path,
+                  strerror(errno), path);
+        if (fd >= 0)
+            close(fd);
+        return 2;
+    }
+    FILE *io = fdopen(fd, "r+");
+    if (!io) {
+        close(fd);
+        cli_error("regs", "--attach %s: %s", path, strerror(errno));
+        return 2;
+    }
+    char buf[1024], reply[4096];
+    unsigned errors = 0, line = 0;
+    int rc = 0;
+    while (!rc && fgets(buf, sizeof buf, in)) {
+        size_t len = strlen(buf);
+        line++;
+        if (len == sizeof buf - 1 && buf[len - 1] != '\n') {
+            int ch;
+            while ((ch = fgetc(in)) != EOF && ch != '\n')
+                ;
+            fprintf(out, "error: line %u: line longer than %zu characters\n", line, sizeof buf - 2);
+            errors++;
+            continue;
+        }
+        fprintf(io, "%s%s", buf, len && buf[len - 1] == '\n' ? "" : "\n");
+        if (fflush(io)) {
+            rc = 1;
+            break;
+        }
+        for (;;) {
+            if (!fgets(reply, sizeof reply, io)) {
+                cli_error("regs", "--attach %s: the guest went away", path);
+                rc = 1;
+                break;
+            }
+            if (!strcmp(reply, "\n"))
+                break;
+            errors += !strncmp(reply, "error:", 6);
+            fputs(reply, out);
+        }
+        fflush(out);
+    }
+    fclose(io);
+    return rc ? rc : errors ? 1 : 0;
+}
+
 int cli_regs(int argc, char **argv)
 {
-    const char *plat = NULL, *scen = NULL, *script = NULL;
+    const char *plat = NULL, *scen = NULL, *script = NULL, *sock = NULL;
     for (int i = 1; i < argc; i++) {
         int missing = 0;
         const char *v;
@@ -193,6 +258,8 @@ int cli_regs(int argc, char **argv)
             plat = v;
         else if ((v = cli_optval(argc, argv, &i, "--scenario", &missing)))
             scen = v;
+        else if ((v = cli_optval(argc, argv, &i, "--attach", &missing)))
+            sock = v;
         else if (missing) {
             cli_error("regs", "%.*s needs a value", (int)strcspn(argv[i], "="), argv[i]);
             return 2;
@@ -209,10 +276,21 @@ int cli_regs(int argc, char **argv)
         cli_error("regs", "--platform and --scenario both name a platform: give one");
         return 2;
     }
+    if (sock && (plat || scen)) {
+        cli_error("regs",
+                  "--attach drives a running guest's platform: no --platform or --scenario");
+        return 2;
+    }
     FILE *in = stdin;
     if (script && strcmp(script, "-") && !(in = fopen(script, "r"))) {
         cli_error("regs", "%s: cannot open: %s", script, strerror(errno));
         return 2;
+    }
+    if (sock) {
+        int st = attach(sock, in, stdout);
+        if (in != stdin)
+            fclose(in);
+        return st;
     }
     static struct regs c;
     static struct scen s;

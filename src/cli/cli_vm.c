@@ -24,7 +24,8 @@
 static const char usage[] =
     "usage: qosim vm [--platform NAME|FILE] [--cpus N] [--memory SIZE] [--kernel FILE]\n"
     "                [--initrd FILE] [--append 'KERNEL ARGS'] [--cmd 'SHELL COMMAND']\n"
-    "                [--report FILE] [--pace K] [--verbose] [--print-cmd] [--no-model]\n"
+    "                [--report FILE] [--console SOCKET] [--pace K] [--verbose] [--print-cmd]\n"
+    "                [--no-model]\n"
     "  Boots Linux in QEMU on a simulated platform (default intel-xeon): the guest's\n"
     "  CPUID, QoS MSRs, caches and memory are qosim's model of it.\n"
     "  --cpus N       vCPUs: the profile's first N logical CPUs (default: those of\n"
@@ -36,6 +37,8 @@ static const char usage[] =
     "  --cmd CMD      run CMD in the guest's shell, then power off; the exit status is\n"
     "                 the command's (without: an interactive shell; Ctrl-A x quits QEMU)\n"
     "  --report FILE  at the end, the model's ground truth as JSON: per vCPU, per RMID\n"
+    "  --console SOCK a Unix socket where 'qosim regs --attach SOCK' drives this guest's\n"
+    "                 model while it runs (removed at the end)\n"
     "  --pace K       hold the guest back K host ns per simulated ns its requests wait\n"
     "                 at a bandwidth limit, so the guest's clock sees it (default 10)\n"
     "  --verbose      show the firmware and kernel messages with --cmd\n"
@@ -50,7 +53,7 @@ static const char usage[] =
 #define VM_PACE "10"
 
 struct vm_opts {
-    const char *plat, *kernel, *initrd, *append, *cmd, *report, *pace;
+    const char *plat, *kernel, *initrd, *append, *cmd, *report, *pace, *console;
     uint64_t cpus, mem;
     int verbose, print, nomodel;
 };
@@ -220,6 +223,8 @@ static int parse(int argc, char **argv, struct vm_opts *o)
             o->cmd = v;
         else if ((v = cli_optval(argc, argv, &i, "--report", &missing)))
             o->report = v;
+        else if ((v = cli_optval(argc, argv, &i, "--console", &missing)))
+            o->console = v;
         else if ((v = cli_optval(argc, argv, &i, "--pace", &missing)))
             o->pace = v;
         else if ((v = cli_optval(argc, argv, &i, "--cpus", &missing)))
@@ -234,8 +239,8 @@ static int parse(int argc, char **argv, struct vm_opts *o)
             return 2;
         }
     }
-    if (o->nomodel && (o->report || o->pace)) {
-        cli_error("vm", "--no-model runs no model: --report and --pace need one");
+    if (o->nomodel && (o->report || o->pace || o->console)) {
+        cli_error("vm", "--no-model runs no model: --report, --pace and --console need one");
         return 2;
     }
     if (cpus && (conf_parse_u64(cpus, &o->cpus) || !o->cpus)) {
@@ -284,9 +289,18 @@ int cli_vm(int argc, char **argv)
         return 2;
     }
     /* QEMU splits a plugin's arguments at commas. */
-    if ((o.plat && strchr(o.plat, ',')) || (o.report && strchr(o.report, ','))) {
-        cli_error("vm", "%s: QEMU cannot pass a path with a comma to its plugin",
-                  o.plat && strchr(o.plat, ',') ? o.plat : o.report);
+    const char *paths[] = {o.plat, o.report, o.console};
+    for (size_t i = 0; i < 3; i++)
+        if (paths[i] && strchr(paths[i], ',')) {
+            cli_error("vm", "%s: QEMU cannot pass a path with a comma to its plugin", paths[i]);
+            return 2;
+        }
+    struct stat cst;
+    if (o.console && !lstat(o.console, &cst)) {
+        cli_error("vm",
+                  "--console %s: it exists; the console's socket is made there, and "
+                  "nothing is replaced",
+                  o.console);
         return 2;
     }
     if (p.vendor == PLAT_RISCV) {
@@ -367,8 +381,9 @@ int cli_vm(int argc, char **argv)
     snprintf(memarg, sizeof memarg, "%lluM", (unsigned long long)(o.mem >> 20));
     snprintf(append, sizeof append, "console=ttyS0 panic=-1%s%s%s",
              o.cmd && !o.verbose ? " quiet" : "", o.append ? " " : "", o.append ? o.append : "");
-    snprintf(plug, sizeof plug, "%s,profile=%s,pace=%s%s%s", plugin, o.plat ? o.plat : "intel-xeon",
-             o.pace ? o.pace : VM_PACE, o.report ? ",report=" : "", o.report ? o.report : "");
+    snprintf(plug, sizeof plug, "%s,profile=%s,pace=%s%s%s%s%s", plugin,
+             o.plat ? o.plat : "intel-xeon", o.pace ? o.pace : VM_PACE, o.report ? ",report=" : "",
+             o.report ? o.report : "", o.console ? ",console=" : "", o.console ? o.console : "");
     snprintf(serial2, sizeof serial2, "file:%s", status);
     const char *args[64];
     int n = 0;
@@ -459,6 +474,8 @@ int cli_vm(int argc, char **argv)
         fclose(sf);
     }
     cleanup(tmp);
+    if (o.console)
+        unlink(o.console);
     if (got_sig) {
         cli_error("vm", "stopped by signal %d", (int)got_sig);
         return 128 + got_sig;

@@ -28,6 +28,11 @@ expect "--report naming a directory is refused" 2 $V --report "$TMP" --print-cmd
 expect "--report - is refused (standard output is the guest's console)" 2 $V --report - --print-cmd
 expect "--report in a missing folder is refused" 2 $V --report "$TMP/no/r.json" --print-cmd
 has "... and named" "$TMP/err" "cannot write in $TMP/no"
+expect "--console naming an existing file is refused" 2 $V --console "$TMP/k" --print-cmd
+has "... and nothing is replaced" "$TMP/err" "nothing is replaced"
+expect "regs --attach to no guest is refused" 2 $QOSIM regs --attach "$TMP/none.sock" /dev/null
+has "... and says what to run" "$TMP/err" "qosim vm --console"
+expect "regs --attach with --platform is refused" 2 $QOSIM regs --attach "$TMP/s" --platform intel-xeon
 expect "--no-model with --report is refused" 2 $V --no-model --report "$TMP/r.json"
 
 # The command line, where 'make vm' has built what it names.

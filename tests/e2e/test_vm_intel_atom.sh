@@ -49,3 +49,28 @@ printf 'poweroff 3\n' >&7
 exec 7>&-
 wait $pid
 same "$PLAT: ... and 'poweroff 3' ends the VM with status 3" "$?" 3
+
+# The console on the running guest's model (qosim vm --console, qosim regs
+# --attach): what the guest's resctrl wrote, the console reads; what the
+# console writes, the guest's rdmsr reads. One model behind both.
+sock=$TMP/console.sock
+timeout -k 10 900 "$QOSIM" vm --platform $PLAT --console "$sock" --cmd 'modprobe msr
+mount -t resctrl resctrl /sys/fs/resctrl; mkdir /sys/fs/resctrl/g
+echo "L2:0=3" > /sys/fs/resctrl/g/schemata; echo guest-wrote
+for i in $(seq 3000); do v=$(qosim-guest rdmsr 0 0xd12); [ "$v" = 0x0000000000000007 ] && break; sleep 0.2; done
+echo "fact console_wrote $v"' >"$TMP/con.out" 2>&1 &
+pid=$!
+for _ in $(seq 1200); do
+    grep -q guest-wrote "$TMP/con.out" && [ -S "$sock" ] && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.5
+done
+printf 'rdmsr 0 0xd11\n# a comment prints nothing\nwrmsr 0 0xd12 0x7\nrdmsr 0 0xdff\n' >"$TMP/script"
+expect "$PLAT: qosim regs --attach drives the running guest's model" 0 "$QOSIM" regs --attach "$sock" "$TMP/script"
+same "$PLAT: ... it reads the mask the guest's resctrl wrote, a #GP where there is no MSR" \
+    "$(tr '\n' ' ' <"$TMP/out")" "0x0000000000000003 ok #GP "
+wait $pid
+same "$PLAT: ... the guest ran to its end" "$?" 0
+same "$PLAT: ... and the guest reads the mask the console wrote" \
+    "$(awk '$1 == "fact" && $2 == "console_wrote" { print $3 }' "$TMP/con.out" | tr -d '\r')" 0x0000000000000007
+claim "$PLAT: ... and the socket is gone after" test ! -e "$sock"
