@@ -17,8 +17,6 @@
 
 #include "testlib.h"
 
-#include "hw/x86.h"
-#include "sim/mach.h"
 #include "util/rng.h"
 
 #define NTASK 4
@@ -31,57 +29,10 @@ enum { L3M = 0xC90, L2M = 0xD10, MBA = 0xD50 };
 #define E_BIT (1ull << 63)
 #define U_BIT (1ull << 62)
 
-static struct mach M;
-static struct x86 X;
-static int booted;
+#define X86_FIXTURE_NTASK NTASK
+#include "x86_fixture.h"
 
 /* ---- building machines ---- */
-
-static void boot_plat(const struct plat *p)
-{
-    struct err e = {0};
-    if (mach_init(&M, p, NTASK, &e))
-        fail_msg("mach_init(%s): %s", p->name, e.msg);
-    if (x86_init(&X, &M, &e)) {
-        mach_free(&M);
-        fail_msg("x86_init(%s): %s", p->name, e.msg);
-    }
-    booted = 1;
-}
-
-static void unboot(void)
-{
-    if (booted) {
-        x86_free(&X);
-        mach_free(&M);
-        booted = 0;
-    }
-}
-
-static void boot(const char *name)
-{
-    unboot();
-    struct plat p;
-    struct err e = {0};
-    if (plat_load(&p, name, &e))
-        fail_msg("plat_load(%s): %s", name, e.msg);
-    boot_plat(&p);
-}
-
-static void boot_text(const char *text)
-{
-    unboot();
-    struct conf c;
-    struct err e = {0};
-    struct plat p;
-    if (conf_load_mem(&c, "test.yaml", text, strlen(text), &e))
-        fail_msg("conf_load_mem: %s", e.msg);
-    int rc = plat_from_conf(&p, &c, &e);
-    conf_free(&c);
-    if (rc)
-        fail_msg("plat_from_conf: %s", e.msg);
-    boot_plat(&p);
-}
 
 /* A small Intel or AMD machine: 2 sockets x 2 modules = 4 CPUs, 2 L3
  * domains (CPUs 0-1 and 2-3), L3 16 KiB of 8 ways (256 lines, one mask bit
@@ -111,40 +62,6 @@ static void boot_tiny(const char *vendor, const char *sparse, const char *total,
              " width: %u, scale: %u}\n",
              vendor, sparse, total, width, scale);
     boot_text(text);
-}
-
-static int setup_xeon(void **state)
-{
-    (void)state;
-    boot("intel-xeon");
-    return 0;
-}
-
-static int setup_atom(void **state)
-{
-    (void)state;
-    boot("intel-atom");
-    return 0;
-}
-
-static int setup_epyc(void **state)
-{
-    (void)state;
-    boot("amd-epyc");
-    return 0;
-}
-
-static int setup_none(void **state)
-{
-    (void)state;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    unboot();
-    return 0;
 }
 
 /* ---- register access with the failing line in the message ---- */

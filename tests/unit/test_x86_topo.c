@@ -22,68 +22,12 @@
 
 #include "testlib.h"
 
-#include "hw/x86.h"
-#include "sim/mach.h"
+#define X86_FIXTURE_NTASK 1
+#include "x86_fixture.h"
 
 #define MBA_CFG 0xC84u
 
-static struct mach M;
-static struct x86 X;
-static int booted;
-
 /* ---- building machines ---- */
-
-static void unboot(void)
-{
-    if (booted) {
-        x86_free(&X);
-        mach_free(&M);
-        booted = 0;
-    }
-}
-
-static void boot_plat(const struct plat *p)
-{
-    struct err e = {0};
-    if (mach_init(&M, p, 1, &e))
-        fail_msg("mach_init(%s): %s", p->name, e.msg);
-    if (x86_init(&X, &M, &e)) {
-        mach_free(&M);
-        fail_msg("x86_init(%s): %s", p->name, e.msg);
-    }
-    booted = 1;
-}
-
-static void boot(const char *name)
-{
-    unboot();
-    struct plat p;
-    struct err e = {0};
-    if (plat_load(&p, name, &e))
-        fail_msg("plat_load(%s): %s", name, e.msg);
-    boot_plat(&p);
-}
-
-/* The profile in text, or its error in e (then nothing is booted). */
-static int load_text(struct plat *p, const char *text, struct err *e)
-{
-    struct conf c;
-    if (conf_load_mem(&c, "test.yaml", text, strlen(text), e))
-        return -1;
-    int rc = plat_from_conf(p, &c, e);
-    conf_free(&c);
-    return rc;
-}
-
-static void boot_text(const char *text)
-{
-    unboot();
-    struct plat p;
-    struct err e = {0};
-    if (load_text(&p, text, &e))
-        fail_msg("profile: %s", e.msg);
-    boot_plat(&p);
-}
 
 /* A small machine: vendor, topology counts, extra core keys (", family:
  * ..." or ""), who shares the L2, and anything to add at the end (a qos
@@ -113,40 +57,6 @@ static void boot_tiny(const char *vendor, const unsigned topo[6], const char *co
     char text[2048];
     tiny_text(text, sizeof text, vendor, topo, core, l2_by, tail);
     boot_text(text);
-}
-
-static int setup_xeon(void **state)
-{
-    (void)state;
-    boot("intel-xeon");
-    return 0;
-}
-
-static int setup_atom(void **state)
-{
-    (void)state;
-    boot("intel-atom");
-    return 0;
-}
-
-static int setup_epyc(void **state)
-{
-    (void)state;
-    boot("amd-epyc");
-    return 0;
-}
-
-static int setup_none(void **state)
-{
-    (void)state;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    unboot();
-    return 0;
 }
 
 /* ---- checking registers, with the failing line in the message ---- */
