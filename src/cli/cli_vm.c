@@ -10,6 +10,7 @@
 #include "sim/mach.h"
 #include "sim/scen/plat.h"
 #include "util/conf.h"
+#include "util/path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,17 +69,11 @@ static int vm_dir(char *out, size_t cap)
         snprintf(out, cap, "%s", env);
         return 0;
     }
-    char exe[3800];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    *slash = '\0';
-    static const char *const rel[] = {"/vm", "/../vm"};
+    static const char *const rel[] = {"vm", "../vm"};
     for (size_t i = 0; i < 2; i++) {
-        snprintf(out, cap, "%s%s", exe, rel[i]);
         char q[4200];
+        if (path_beside_exe(rel[i], out, cap))
+            return -1;
         snprintf(q, sizeof q, "%s/qemu-system-x86_64", out);
         if (!access(q, X_OK))
             return 0;

@@ -30,3 +30,17 @@ int path_which(const char *name, char *out, size_t cap)
     }
     return -1;
 }
+
+int path_beside_exe(const char *rel, char *out, size_t cap)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return -1;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    int w = snprintf(out, cap, "%s/%s", slash ? exe : ".", rel);
+    return w < 0 || (size_t)w >= cap ? -1 : 0;
+}

@@ -1,4 +1,4 @@
-/* util/: the error list and messages, and the JSON writer. */
+/* util/: the error list and messages, the JSON writer, paths. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,10 +6,12 @@
 
 #include "util/err.h"
 #include "util/json.h"
+#include "util/path.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void test_errnames(void **state)
 {
@@ -78,12 +80,31 @@ static void test_json(void **state)
     free(buf);
 }
 
+/* path_beside_exe: the folder of this test's own binary, then rel; -1
+ * when that does not fit. */
+static void test_beside_exe(void **state)
+{
+    (void)state;
+    char exe[4096], out[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    assert_true(n > 0);
+    exe[n] = '\0';
+    *strrchr(exe, '/') = '\0';
+    char want[4200];
+    snprintf(want, sizeof want, "%s/qemu/x.so", exe);
+    assert_int_equal(path_beside_exe("qemu/x.so", out, sizeof out), 0);
+    assert_string_equal(out, want);
+    assert_int_equal(path_beside_exe("qemu/x.so", out, strlen(want)), -1);
+    assert_int_equal(path_beside_exe("qemu/x.so", out, strlen(want) + 1), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_errnames),
         cmocka_unit_test(test_err_set),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_beside_exe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

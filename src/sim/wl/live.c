@@ -45,12 +45,8 @@ const char *live_plugin(void)
     const char *env = getenv("QOSIM_PLUGIN");
     if (env && *env)
         return access(env, R_OK) ? NULL : env;
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
-    if (n <= 0)
+    if (path_beside_exe("qemu/qosim-plugin.so", path, sizeof path))
         return NULL;
-    path[n] = '\0';
-    char *slash = strrchr(path, '/');
-    strcpy(slash ? slash + 1 : path, "qemu/qosim-plugin.so");
     return access(path, R_OK) ? NULL : path;
 }
 
