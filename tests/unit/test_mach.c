@@ -38,10 +38,9 @@ static const char profile[] = "name: tiny\n"
 
 static struct mach M;
 
-static void build(const char *incl, unsigned width, const char *sample)
+/* M, from a profile's text, with ntask tasks. */
+static void build_text(const char *text, unsigned ntask)
 {
-    char text[2048];
-    snprintf(text, sizeof text, profile, incl, width, sample);
     struct conf c;
     struct err e = {0};
     struct plat p;
@@ -50,7 +49,14 @@ static void build(const char *incl, unsigned width, const char *sample)
     if (rc)
         fail_msg("%s", e.msg);
     conf_free(&c);
-    assert_int_equal(mach_init(&M, &p, 4, &e), 0);
+    assert_int_equal(mach_init(&M, &p, ntask, &e), 0);
+}
+
+static void build(const char *incl, unsigned width, const char *sample)
+{
+    char text[2048];
+    snprintf(text, sizeof text, profile, incl, width, sample);
+    build_text(text, 4);
 }
 
 static int setup(void **state)
@@ -272,14 +278,7 @@ static void test_held_limited_only(void **state)
                                "qos:\n"
                                "  bandwidth: {kind: rate, classes: 2, max: 11, window: 1us}\n";
     mach_free(&M);
-    struct conf c;
-    struct err e = {0};
-    struct plat p;
-    assert_int_equal(conf_load_mem(&c, "capped.yaml", rate, strlen(rate), &e), 0);
-    if (plat_from_conf(&p, &c, &e))
-        fail_msg("%s", e.msg);
-    conf_free(&c);
-    assert_int_equal(mach_init(&M, &p, 2, &e), 0);
+    build_text(rate, 2);
     struct bw_class_set s;
     bw_class_reset(BW_RATE, &s);
     s.rate = 0.001; /* bytes per tick: a line every 64,000 ticks (1000 cycles) */
