@@ -67,7 +67,6 @@ static struct {
     double pace;
     uint64_t pace_sim;   /* ticks requests waited at limiters since the last check */
     double pace_debt_ns; /* host time the guest still owes */
-    int broken;
 } vm;
 
 static void die(const char *what, const struct err *e)
@@ -349,21 +348,25 @@ static int to_qemu(enum hw_fault f)
     return f == HW_OK ? QOSIM_MSR_DONE : QOSIM_MSR_GP;
 }
 
-static int on_rdmsr(unsigned cpu, uint32_t msr, uint64_t *val)
+/* Whether the model takes this access; if so, what came before it is
+ * simulated first (and a waiting console line is served). */
+static int model_takes(unsigned cpu, uint32_t msr)
 {
     if (!model_msr(msr) || cpu >= vm.nv)
-        return QOSIM_MSR_QEMU;
+        return 0;
     run_all();
     con_serve();
-    return to_qemu(x86_rdmsr(&vm.x, cpu, msr, val));
+    return 1;
+}
+
+static int on_rdmsr(unsigned cpu, uint32_t msr, uint64_t *val)
+{
+    return model_takes(cpu, msr) ? to_qemu(x86_rdmsr(&vm.x, cpu, msr, val)) : QOSIM_MSR_QEMU;
 }
 
 static int on_wrmsr(unsigned cpu, uint32_t msr, uint64_t val)
 {
-    if (!model_msr(msr) || cpu >= vm.nv)
-        return QOSIM_MSR_QEMU;
-    run_all();
-    return to_qemu(x86_wrmsr(&vm.x, cpu, msr, val));
+    return model_takes(cpu, msr) ? to_qemu(x86_wrmsr(&vm.x, cpu, msr, val)) : QOSIM_MSR_QEMU;
 }
 
 static const QosimHooks hooks = {on_cpuid, on_rdmsr, on_wrmsr};
