@@ -10,15 +10,17 @@
  *   RISC-V (src/hw/cbqri_console.c), over the CBQRI model:
  *     mmio read32|read64 ADDR [hart N]          0x%08x / 0x%016x or fault
  *     mmio write32|write64 ADDR VALUE [hart N]  ok or fault
- *     csr read HART sqoscfg                     0x%08x, illegal or virtual
- *     csr write HART sqoscfg VALUE              ok, illegal or virtual
+ *     csr read HART CSR                         XLEN bits in hex, illegal or virtual
+ *     csr write HART CSR VALUE                  ok, illegal or virtual
+ *       (CSR: sqoscfg on the 2023 draft; srmcfg, mstateen0 on CBQRI 1.0)
  *     mode HART M|S|U|VS|VU|secure-M            ok
  *   both:
  *     run NS                         ok, after NS ns of the scenario's tasks
  * A malformed command prints "error: line N: ..." and the console goes on.
  * With a scenario, the scheduler's context switch writes the incoming
  * task's identifiers into the association register -- PQR_ASSOC, or
- * sqoscfg in S-mode -- as an OS does. */
+ * sqoscfg / srmcfg in S-mode -- as an OS does (on CBQRI 1.0, after the
+ * firmware's M-mode side set mstateen0 bit 55 where harts have it). */
 #include "cli.h"
 
 #include "cli_qos.h"
@@ -54,8 +56,9 @@ static const char usage[] =
     "On RISC-V platforms (CBQRI; accesses at the hart's privilege, M at first):\n"
     "  mmio read32|read64 ADDR [hart N]          prints 0x%08x or 0x%016x, or fault\n"
     "  mmio write32|write64 ADDR VALUE [hart N]  prints ok or fault (hart 0 by default)\n"
-    "  csr read HART sqoscfg                     prints 0x%08x, or illegal or virtual\n"
-    "  csr write HART sqoscfg VALUE              prints ok, or illegal or virtual\n"
+    "  csr read HART CSR                         prints the CSR in hex, or illegal or virtual\n"
+    "  csr write HART CSR VALUE                  prints ok, or illegal or virtual\n"
+    "    CSR: srmcfg (0x181) and mstateen0 (0x30c) on CBQRI 1.0; sqoscfg on the 2023 draft\n"
     "  mode HART M|S|U|VS|VU|secure-M            sets the hart's privilege; prints ok\n"
     "On both:\n"
     "  run NS                         runs the scenario's tasks for NS nanoseconds; prints ok\n"
@@ -90,15 +93,16 @@ static void switch_hook(void *ctx, struct sched *s, unsigned cpu, int task)
 }
 
 /* The same on RISC-V: the S-mode scheduler writes the incoming task's class
- * and tag into sqoscfg as its RCID and MCID (spec 6.1); idle harts get 0.
- * The fields are WARL: bits past the implemented ones are dropped. */
+ * and tag into sqoscfg (draft 6.1) or srmcfg (1.0) as its RCID and MCID;
+ * idle harts get 0. The fields are WARL: bits past the implemented ones
+ * are dropped. */
 static void cbqri_switch_hook(void *ctx, struct sched *s, unsigned cpu, int task)
 {
     struct regs *c = ctx;
     uint64_t v = 0;
     if (task >= 0)
-        v = HW_FSET(HW_FSET(0, SQOSCFG, RCID, s->task[task].cls), SQOSCFG, MCID, s->task[task].tag);
-    cbqri_csr_write(&c->h.cb, cpu, CBQRI_S, (uint32_t)v);
+        v = HW_FSET(HW_FSET(0, SRMCFG, RCID, s->task[task].cls), SRMCFG, MCID, s->task[task].tag);
+    cbqri_csr_write(&c->h.cb, cpu, CBQRI_S, cbqri_id_csr(&c->h.cb), v);
 }
 
 /* Time moves for the tasks and, with them, for the CBQRI controllers,
@@ -174,6 +178,11 @@ static int scen_setup(struct regs *c, struct err *e)
     c->run.sch.on_switch = c->run.m.p.vendor == PLAT_RISCV ? cbqri_switch_hook : switch_hook;
     c->run.sch.ctx = c;
     int rc = cli_qos_init(&c->h, &c->run, e);
+    if (!rc && c->h.riscv && !c->h.driver) { /* firmware lets the scheduler reach srmcfg */
+        struct cbqri_regif ri;
+        cbqri_regif(&c->h.cb, &ri);
+        rc = cbq_boot(&ri, c->run.m.ncpu, e);
+    }
     if (!rc)
         rc = console_init(c, &c->run.m, e);
     if (!rc && c->run.m.p.lwp.present) {

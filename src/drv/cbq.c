@@ -13,14 +13,22 @@ static const char *kind_name(enum cbqri_kind k)
     return k == CBQRI_CAPACITY ? "capacity" : "bandwidth";
 }
 
-/* The registers of a window as the spec names them (Tables 2 and 8). */
+/* The registers of a window as the spec names them (draft Tables 2 and 8;
+ * 1.0 CC_REG adds cc_cunits). */
 static const char *reg_name(const struct cbq_ctl *c, unsigned off)
 {
-    static const char *const cc[] = {"cc_capabilities", "cc_mon_ctl", "cc_mon_ctr_val",
-                                     "cc_alloc_ctl", "cc_block_mask"};
+    static const char *const cc[] = {"cc_capabilities", "cc_mon_ctl",    "cc_mon_ctr_val",
+                                     "cc_alloc_ctl",    "cc_block_mask", "cc_cunits"};
     static const char *const bc[] = {"bc_capabilities", "bc_mon_ctl", "bc_mon_ctr_val",
                                      "bc_alloc_ctl", "bc_bw_alloc"};
-    return (c->kind == CBQRI_CAPACITY ? cc : bc)[off / 8 % 5];
+    return c->kind == CBQRI_CAPACITY ? cc[off / 8 % 6] : bc[off / 8 % 5];
+}
+
+/* A section of the text the controller follows, for messages: the draft's
+ * number or 1.0's anchor. */
+static const char *sec(const struct cbq_ctl *c, const char *draft, const char *v10)
+{
+    return c->v10 ? v10 : draft;
 }
 
 struct name {
@@ -52,6 +60,8 @@ struct op {
     unsigned atv;     /* CONFIG_EVENT: ATV */
     int has_operand;  /* an alloc operation that takes cc_block_mask / bc_bw_alloc */
     uint64_t operand; /* written before the control register (3.4, 4.4) */
+    int has_cunits;   /* 1.0 CONFIG_LIMIT on a controller with CUNITS: cc_cunits too */
+    uint64_t cunits;
 };
 
 static const char *op_name(const struct op *o)
@@ -183,6 +193,8 @@ static int issue(struct cbq *d, const struct cbq_ctl *c, const struct op *o, uin
     int rc = wait_idle(d, c, o, "before", back, e);
     if (!rc && o->has_operand)
         rc = wr(d, c, CBQRI_BLOCK_MASK, o->operand, e); /* = CBQRI_BW_ALLOC */
+    if (!rc && o->has_cunits) /* 1.0 CC_ALLOC: both operands before the operation */
+        rc = wr(d, c, CBQRI_CUNITS, o->cunits, e);
     if (!rc)
         rc = wr(d, c, ctl_off(o), ctl_value(o), e);
     if (!rc)
@@ -220,8 +232,8 @@ static const char *status_meaning(const struct cbq_ctl *c, const struct op *o, u
 static const char *status_table(const struct cbq_ctl *c, const struct op *o)
 {
     if (c->kind == CBQRI_CAPACITY)
-        return o->mon ? "Table 5" : "Table 7";
-    return o->mon ? "Table 11" : "Table 13";
+        return o->mon ? sec(c, "Table 5", "1.0 CC_MON_STS") : sec(c, "Table 7", "1.0 CC_ALLOC_STS");
+    return o->mon ? sec(c, "Table 11", "1.0 BC_MON_STS") : sec(c, "Table 13", "1.0 BC_ALLOC_STS");
 }
 
 /* The outcome of o from its control register. The register must read back
@@ -347,30 +359,51 @@ static int count_ids(struct cbq *d, struct cbq_ctl *c, int mon, unsigned *n, str
     return 0;
 }
 
-/* Capabilities (3.1, 4.1). VER: major in the high nibble, minor in the low;
- * the draft says "assume everything can change", so only its own version's
- * registers are trusted to mean what this driver thinks. */
-static int read_caps(struct cbq *d, struct cbq_ctl *c, struct err *e)
+/* Capabilities (draft 3.1, 4.1; 1.0 CC_CAP, BC_CAP). VER: major in the
+ * high nibble, minor in the low. The driver knows two texts: the 2023
+ * draft (VER 0x01) and 1.0 (major 1: a minor version keeps 1.0's
+ * registers). Which one a controller follows comes from VER, and must
+ * agree with what firmware described (desc.ver), as the two differ in
+ * where the registers may sit, what the capability bits above FRCID mean,
+ * and which CSR the harts use. */
+static int read_caps(struct cbq *d, struct cbq_ctl *c, unsigned described, struct err *e)
 {
     uint64_t v;
     int rc = rd(d, c, CBQRI_CAPABILITIES, &v, e);
     if (rc)
         return rc;
+    c->ver = (unsigned)(c->kind == CBQRI_CAPACITY ? HW_FGET(v, CC_CAP, VER) : HW_FGET(v, BC_CAP, VER));
+    if (c->ver != CBQRI_VER && c->ver >> 4 != 1)
+        return err_set(e, -QOSIM_EUNSUP,
+                       "%s: %s.VER 0x%02x (version %u.%u): this driver implements the 2023 "
+                       "draft (VER 0x%02x) and 1.0 (VER 0x%02x)",
+                       WHERE(d, c), reg_name(c, CBQRI_CAPABILITIES), c->ver, c->ver >> 4,
+                       c->ver & 15, CBQRI_VER, CBQRI_VER_1_0);
+    c->v10 = c->ver != CBQRI_VER;
+    if (described && (described == CBQRI_VER) == c->v10)
+        return err_set(e, -QOSIM_EIO,
+                       "%s: firmware describes CBQRI %s, but %s.VER is 0x%02x (%s)", WHERE(d, c),
+                       described == CBQRI_VER ? "draft 0.1" : "1.0",
+                       reg_name(c, CBQRI_CAPABILITIES), c->ver, c->v10 ? "1.0" : "the draft");
     if (c->kind == CBQRI_CAPACITY) {
-        c->ver = (unsigned)HW_FGET(v, CC_CAP, VER);
         c->ncblks = (unsigned)HW_FGET(v, CC_CAP, NCBLKS);
         c->frcid = (unsigned)HW_FGET(v, CC_CAP, FRCID);
+        if (c->v10) { /* reserved bits in the draft */
+            c->cunits = (unsigned)HW_FGET(v, CC_CAP, CUNITS);
+            c->rpfx = (unsigned)HW_FGET(v, CC_CAP, RPFX);
+            c->p = (unsigned)HW_FGET(v, CC_CAP, P);
+        }
     } else {
-        c->ver = (unsigned)HW_FGET(v, BC_CAP, VER);
         c->nbwblks = (unsigned)HW_FGET(v, BC_CAP, NBWBLKS);
         c->mrbwb = (unsigned)HW_FGET(v, BC_CAP, MRBWB);
+        if (c->v10) {
+            c->rpfx = (unsigned)HW_FGET(v, BC_CAP, RPFX);
+            c->p = (unsigned)HW_FGET(v, BC_CAP, P);
+        }
     }
-    if (c->ver != CBQRI_VER)
-        return err_set(e, -QOSIM_EUNSUP,
-                       "%s: %s.VER 0x%02x (version %u.%u): this driver implements the 0.1 "
-                       "draft (VER 0x%02x)",
-                       WHERE(d, c), reg_name(c, CBQRI_CAPABILITIES), c->ver, c->ver >> 4,
-                       c->ver & 15, CBQRI_VER);
+    if (c->p > 12 || (!c->rpfx && c->p)) /* "Legal values of P range from 0 to 12" */
+        return err_set(e, -QOSIM_EIO, "%s: RPFX %u with P %u: P is 0..12, and 0 without RPFX",
+                       WHERE(d, c), c->rpfx, c->p);
     /* BMW = ((NCBLKS + 63) / 64) * 64 bits (3.5): one register up to 64. */
     if (c->ncblks > 64)
         return err_set(e, -QOSIM_EUNSUP,
@@ -379,9 +412,9 @@ static int read_caps(struct cbq *d, struct cbq_ctl *c, struct err *e)
     return 0;
 }
 
-static int discover(struct cbq *d, struct cbq_ctl *c, struct err *e)
+static int discover(struct cbq *d, struct cbq_ctl *c, unsigned described, struct err *e)
 {
-    int rc = read_caps(d, c, e);
+    int rc = read_caps(d, c, described, e);
     if (!rc)
         rc = probe_mon(d, c, e);
     if (!rc)
@@ -400,10 +433,18 @@ static int check_desc(const struct cbq_desc *x, unsigned i, int secure, struct e
                        "CBQRI controller %u: kind %d is neither capacity nor "
                        "bandwidth",
                        i, (int)x->kind);
-    if (x->base % CBQRI_WINDOW)
+    if (x->ver && x->ver != CBQRI_VER && x->ver >> 4 != 1)
         return err_set(e, -QOSIM_EINVAL,
-                       "CBQRI controller %u: base 0x%llx is not 4 KiB aligned (spec ch. 1)", i,
-                       (unsigned long long)x->base);
+                       "CBQRI controller %u: version 0x%02x is neither the draft's (0x%02x) "
+                       "nor 1.x",
+                       i, x->ver, CBQRI_VER);
+    /* Draft ch. 1: 4 KiB aligned; 1.0 qos_intro: 8-byte aligned. */
+    uint64_t align = x->ver == CBQRI_VER || secure ? CBQRI_WINDOW : 8;
+    if (x->base % align)
+        return err_set(e, -QOSIM_EINVAL,
+                       "CBQRI controller %u: base 0x%llx is not %s aligned (%s)", i,
+                       (unsigned long long)x->base, align == 8 ? "8-byte" : "4 KiB",
+                       align == 8 ? "CBQRI 1.0" : "the draft, ch. 1");
     if (x->base > UINT64_MAX - CBQRI_WINDOW - (secure ? CBQRI_SECURE_OFFSET : 0))
         return err_set(e, -QOSIM_EINVAL,
                        "CBQRI controller %u: window at 0x%llx passes the top of the address "
@@ -414,6 +455,34 @@ static int check_desc(const struct cbq_desc *x, unsigned i, int secure, struct e
                        "CBQRI controller %u: counter width %u: bc_mon_ctr_val.CTR is bits "
                        "61:0 (spec 4.3)",
                        i, x->ctr_width);
+    return 0;
+}
+
+/* One driver drives one text and one monitoring mode: the hart CSR goes
+ * with the text (the draft's sqoscfg; 1.0 moved it to Ssqosid's srmcfg),
+ * and an MCID means one thing to every controller only if all of them take
+ * it directly or all prefix it by the same P (1.0 QOS_SIZING recommends
+ * the uniform mode). The draft's secure windows have no 1.0 counterpart. */
+static int same_text(struct cbq *d, const struct cbq_ctl *c, int secure, struct err *e)
+{
+    const struct cbq_ctl *f = &d->ctl[0];
+    if (c->v10 != f->v10)
+        return err_set(e, -QOSIM_EUNSUP,
+                       "%s follows CBQRI %s, %s %s: one driver drives one text", WHERE(d, c),
+                       c->v10 ? "1.0" : "draft 0.1", WHERE(d, f), f->v10 ? "1.0" : "draft 0.1");
+    if (c->rpfx != f->rpfx || c->p != f->p)
+        return err_set(e, -QOSIM_EUNSUP,
+                       "%s: RPFX %u P %u, but %s has RPFX %u P %u: effective MCIDs would differ "
+                       "between controllers (1.0 QOS_SIZING recommends one mode)",
+                       WHERE(d, c), c->rpfx, c->p, WHERE(d, f), f->rpfx, f->p);
+    if (secure && c->v10)
+        return err_set(e, -QOSIM_EUNSUP,
+                       "%s: CBQRI 1.0 has no secure register interface (the draft's 5.2.1)",
+                       WHERE(d, c));
+    d->v10 = c->v10;
+    d->rpfx = c->rpfx;
+    d->p = c->p;
+    d->csr = c->v10 ? CBQRI_CSR_SRMCFG : CBQRI_CSR_SQOSCFG;
     return 0;
 }
 
@@ -452,7 +521,9 @@ int cbq_init(struct cbq *d, const struct cbqri_regif *r, unsigned hart, enum cbq
         c->kind = desc[i].kind;
         c->base = desc[i].base;
         c->ctr_width = desc[i].kind == CBQRI_BANDWIDTH ? desc[i].ctr_width : 0;
-        int rc = discover(d, c, e);
+        int rc = discover(d, c, desc[i].ver, e);
+        if (!rc)
+            rc = same_text(d, c, secure, e);
         if (rc) {
             cbq_free(d);
             return rc;
@@ -534,10 +605,25 @@ static int mon_args(struct cbq *d, unsigned ctl, unsigned mcid, struct cbq_ctl *
 int cbq_set_cbm(struct cbq *d, unsigned ctl, unsigned rcid, unsigned at, uint64_t mask,
                 struct err *e)
 {
+    return cbq_set_cap(d, ctl, rcid, at, mask, 0, e);
+}
+
+/* On 1.0 with CUNITS, CONFIG_LIMIT takes cc_cunits as well (CC_ALLOC), so
+ * it is always written -- 0, no limit, unless one is asked for -- lest a
+ * value left there by another operation become the RCID's limit. */
+int cbq_set_cap(struct cbq *d, unsigned ctl, unsigned rcid, unsigned at, uint64_t mask,
+                uint64_t cunits, struct err *e)
+{
     struct cbq_ctl *c = NULL;
     int rc = alloc_args(d, ctl, CBQRI_CAPACITY, rcid, at, &c, e);
     if (rc)
         return rc;
+    if (cunits && !c->cunits)
+        return err_set(e, -QOSIM_EUNSUP,
+                       "%s: RCID %u AT %u: a limit of %llu capacity units needs "
+                       "cc_capabilities.CUNITS, which is 0 (%s)",
+                       WHERE(d, c), rcid, at, (unsigned long long)cunits,
+                       sec(c, "the draft has no cc_cunits", "1.0 CC_CUNITS"));
     /* "At least one capacity block must be allocated" (3.5) is a rule for
      * software; the draft does not tie it to STATUS 5, so it is kept here. */
     if (!mask)
@@ -551,9 +637,22 @@ int cbq_set_cbm(struct cbq *d, unsigned ctl, unsigned rcid, unsigned at, uint64_
                        "%s: RCID %u AT %u: mask 0x%llx has bits at or above NCBLKS %u "
                        "(read-only zero, spec 3.5)",
                        WHERE(d, c), rcid, at, (unsigned long long)mask, c->ncblks);
-    struct op o = {
-        .op = CBQRI_CONFIG_LIMIT, .id = rcid, .at = at, .has_operand = 1, .operand = mask};
-    return run(d, c, &o, e);
+    struct op o = {.op = CBQRI_CONFIG_LIMIT,
+                   .id = rcid,
+                   .at = at,
+                   .has_operand = 1,
+                   .operand = mask,
+                   .has_cunits = c->cunits != 0,
+                   .cunits = cunits};
+    rc = run(d, c, &o, e);
+    uint64_t back = 0; /* cc_cunits is WARL: a limit past the cache's units reads back smaller */
+    if (!rc && cunits && !(rc = rd(d, c, CBQRI_CUNITS, &back, e)) && back != cunits)
+        return err_set(e, -QOSIM_EINVAL,
+                       "%s: RCID %u AT %u: cc_cunits reads back %llu after %llu was written: "
+                       "more capacity units than the controller has (WARL, 1.0 CC_CUNITS)",
+                       WHERE(d, c), rcid, at, (unsigned long long)back,
+                       (unsigned long long)cunits);
+    return rc;
 }
 
 /* READ_LIMIT leaves the limit in cc_block_mask / bc_bw_alloc (3.5, 4.5). */
@@ -571,6 +670,19 @@ int cbq_get_cbm(struct cbq *d, unsigned ctl, unsigned rcid, unsigned at, uint64_
     struct cbq_ctl *c = NULL;
     int rc = alloc_args(d, ctl, CBQRI_CAPACITY, rcid, at, &c, e);
     return rc ? rc : read_limit(d, c, rcid, at, mask, e);
+}
+
+int cbq_get_cunits(struct cbq *d, unsigned ctl, unsigned rcid, unsigned at, uint64_t *cunits,
+                   struct err *e)
+{
+    struct cbq_ctl *c = NULL;
+    uint64_t mask;
+    int rc = alloc_args(d, ctl, CBQRI_CAPACITY, rcid, at, &c, e);
+    if (!rc && !c->cunits)
+        return err_set(e, -QOSIM_EUNSUP, "%s: no capacity-unit limits (CUNITS 0)", WHERE(d, c));
+    if (!rc)
+        rc = read_limit(d, c, rcid, at, &mask, e);
+    return rc ? rc : rd(d, c, CBQRI_CUNITS, cunits, e);
 }
 
 int cbq_flush(struct cbq *d, unsigned ctl, unsigned rcid, struct err *e)
@@ -712,12 +824,14 @@ static int mon_raw(struct cbq *d, const struct cbq_ctl *c, unsigned mcid, uint64
         rc = rd(d, c, CBQRI_MON_CTR_VAL, &v, e);
     if (rc)
         return rc;
-    int invalid = c->kind == CBQRI_CAPACITY ? HW_FGET(v, CC_CTR, INVALID) != 0
-                                            : HW_FGET(v, BC_CTR, INVALID) != 0;
+    int invalid = c->kind == CBQRI_CAPACITY ? HW_FGET(v, CC_CTR, INV) != 0
+                                            : HW_FGET(v, BC_CTR, INV) != 0;
     if (invalid)
-        return err_set(e, -QOSIM_EIO, "%s: MCID %u: %s INVALID (spec %s: %s)", WHERE(d, c), mcid,
-                       reg_name(c, CBQRI_MON_CTR_VAL), c->kind == CBQRI_CAPACITY ? "3.3" : "4.3",
-                       c->kind == CBQRI_CAPACITY
+        return err_set(e, -QOSIM_EIO, "%s: MCID %u: %s %s (%s: %s)", WHERE(d, c), mcid,
+                       reg_name(c, CBQRI_MON_CTR_VAL), c->v10 ? "INV" : "INVALID",
+                       c->kind == CBQRI_CAPACITY ? sec(c, "spec 3.3", "1.0 CC_MCTR")
+                                                 : sec(c, "spec 4.3", "1.0 BC_MCTR"),
+                       c->kind == CBQRI_CAPACITY && !c->v10
                            ? "an underflow, or too few samples yet; it may become valid"
                            : "no accurate value yet; it may become valid");
     if (c->kind == CBQRI_CAPACITY) {
@@ -793,40 +907,84 @@ int cbq_mbm_update(struct cbq *d, unsigned ctl, unsigned mcid, struct cbq_mbm *s
     return 0;
 }
 
-/* ---- association (2.1.1, 6.1) ---- */
+/* ---- association (draft 2.1.1, 6.1; Ssqosid; 1.0 QOS_SW_GUIDE) ---- */
 
-/* sqoscfg's RCID and MCID are WARL over the bits the hart implements, and
- * bits 15:12 and 31:28 are WPRI (kept as read). The value is read back: a
- * hart with fewer bits would tag its requests with other IDs, so the old
- * value is put back and the call fails. */
+unsigned cbq_emcid(const struct cbq *d, unsigned rcid, unsigned mcid)
+{
+    return d->rpfx ? rcid << d->p | (mcid & (unsigned)bits_mask(d->p)) : mcid;
+}
+
+static const char *csr_name(const struct cbq *d)
+{
+    return d->csr == CBQRI_CSR_SRMCFG ? "srmcfg" : "sqoscfg";
+}
+
+/* The register's RCID and MCID are WARL over the bits the hart implements,
+ * and the rest is WPRI (kept as read). The value is read back: a hart with
+ * fewer bits would tag its requests with other IDs, so the old value is
+ * put back and the call fails. In RCID-prefixed mode the MCID a hart
+ * carries is the low P bits of the counter's (EMCID). */
 int cbq_assoc(struct cbq *d, unsigned hart, unsigned rcid, unsigned mcid, struct err *e)
 {
-    if (rcid >= d->nrcid || mcid >= d->nmcid)
+    unsigned mmax = d->rpfx ? 1u << d->p : d->nmcid;
+    if (rcid >= d->nrcid || mcid >= mmax)
         return err_set(e, -QOSIM_EINVAL,
                        "hart %u: RCID %u / MCID %u out of range: every controller takes RCIDs "
-                       "0..%u and MCIDs 0..%u",
-                       hart, rcid, mcid, d->nrcid - 1, d->nmcid - 1);
-    uint32_t old = 0, got = 0;
-    enum hw_fault f = d->r.csr_read(d->r.ctx, hart, d->mode, &old);
+                       "0..%u and %s 0..%u",
+                       hart, rcid, mcid, d->nrcid - 1,
+                       d->rpfx ? "(RCID-prefixed, P bits) MCIDs" : "MCIDs", mmax - 1);
+    uint64_t old = 0, got = 0;
+    enum hw_fault f = d->r.csr_read(d->r.ctx, hart, d->mode, d->csr, &old);
     if (f != HW_OK)
-        return err_set(e, -QOSIM_EIO, "hart %u: sqoscfg read in %s-mode: %s", hart,
+        return err_set(e, -QOSIM_EIO, "hart %u: %s read in %s-mode: %s", hart, csr_name(d),
                        cbqri_mode_name[d->mode], hw_fault_name(f));
-    uint32_t v = (uint32_t)HW_FSET(HW_FSET(old, SQOSCFG, RCID, rcid), SQOSCFG, MCID, mcid);
-    if (v == old) /* 6.1: written when the IDs change */
+    uint64_t v = HW_FSET(HW_FSET(old, SRMCFG, RCID, rcid), SRMCFG, MCID, mcid); /* = SQOSCFG's */
+    if (v == old) /* written when the IDs change (draft 6.1, 1.0 QOS_SW_GUIDE) */
         return 0;
-    if ((f = d->r.csr_write(d->r.ctx, hart, d->mode, v)) != HW_OK)
-        return err_set(e, -QOSIM_EIO, "hart %u: sqoscfg write of 0x%08x in %s-mode: %s", hart, v,
+    if ((f = d->r.csr_write(d->r.ctx, hart, d->mode, d->csr, v)) != HW_OK)
+        return err_set(e, -QOSIM_EIO, "hart %u: %s write of 0x%llx in %s-mode: %s", hart,
+                       csr_name(d), (unsigned long long)v, cbqri_mode_name[d->mode],
+                       hw_fault_name(f));
+    if ((f = d->r.csr_read(d->r.ctx, hart, d->mode, d->csr, &got)) != HW_OK)
+        return err_set(e, -QOSIM_EIO, "hart %u: %s read in %s-mode: %s", hart, csr_name(d),
                        cbqri_mode_name[d->mode], hw_fault_name(f));
-    if ((f = d->r.csr_read(d->r.ctx, hart, d->mode, &got)) != HW_OK)
-        return err_set(e, -QOSIM_EIO, "hart %u: sqoscfg read in %s-mode: %s", hart,
-                       cbqri_mode_name[d->mode], hw_fault_name(f));
-    if (HW_FGET(got, SQOSCFG, RCID) != rcid || HW_FGET(got, SQOSCFG, MCID) != mcid) {
-        d->r.csr_write(d->r.ctx, hart, d->mode, old);
+    if (HW_FGET(got, SRMCFG, RCID) != rcid || HW_FGET(got, SRMCFG, MCID) != mcid) {
+        d->r.csr_write(d->r.ctx, hart, d->mode, d->csr, old);
         return err_set(e, -QOSIM_EINVAL,
-                       "hart %u: sqoscfg reads back RCID %u MCID %u after RCID %u MCID %u was "
-                       "written: the hart has fewer ID bits (WARL, spec 2.1.1); put back 0x%08x",
-                       hart, (unsigned)HW_FGET(got, SQOSCFG, RCID),
-                       (unsigned)HW_FGET(got, SQOSCFG, MCID), rcid, mcid, old);
+                       "hart %u: %s reads back RCID %u MCID %u after RCID %u MCID %u was "
+                       "written: the hart has fewer ID bits (WARL, %s); put back 0x%llx",
+                       hart, csr_name(d), (unsigned)HW_FGET(got, SRMCFG, RCID),
+                       (unsigned)HW_FGET(got, SRMCFG, MCID), rcid, mcid,
+                       d->v10 ? "Ssqosid" : "spec 2.1.1", (unsigned long long)old);
+    }
+    return 0;
+}
+
+/* The M-mode side (firmware, e.g. an SBI implementation, before the OS
+ * runs): with Smstateen, srmcfg is out of reach below M until mstateen0
+ * bit 55 is set (Ssqosid). A hart without mstateen0 (an illegal
+ * instruction on reading it from M) has nothing to set up. */
+int cbq_boot(const struct cbqri_regif *r, unsigned nhart, struct err *e)
+{
+    for (unsigned h = 0; h < nhart; h++) {
+        uint64_t v;
+        enum hw_fault f = r->csr_read(r->ctx, h, CBQRI_M, CBQRI_CSR_MSTATEEN0, &v);
+        if (f == HW_ILLEGAL)
+            continue;
+        if (f == HW_OK)
+            f = r->csr_write(r->ctx, h, CBQRI_M, CBQRI_CSR_MSTATEEN0,
+                             HW_FSET(v, MSTATEEN0, SRMCFG, 1));
+        if (f == HW_OK)
+            f = r->csr_read(r->ctx, h, CBQRI_M, CBQRI_CSR_MSTATEEN0, &v);
+        if (f == HW_OK && !HW_FGET(v, MSTATEEN0, SRMCFG)) { /* RV32: bit 55 is in mstateen0h */
+            f = r->csr_read(r->ctx, h, CBQRI_M, CBQRI_CSR_MSTATEEN0H, &v);
+            if (f == HW_OK)
+                f = r->csr_write(r->ctx, h, CBQRI_M, CBQRI_CSR_MSTATEEN0H,
+                                 v | 1ull << (MSTATEEN0_SRMCFG_SHIFT - 32));
+        }
+        if (f != HW_OK)
+            return err_set(e, -QOSIM_EIO, "hart %u: mstateen0 in M-mode: %s", h,
+                           hw_fault_name(f));
     }
     return 0;
 }

@@ -1,11 +1,14 @@
 /* A scenario's `qos:` section on a RISC-V platform, through the CBQRI
- * driver (cbq.h): what Linux's resctrl does on CBQRI, and a TSM for the
- * confidential half.
+ * driver (cbq.h): what Linux's resctrl does on CBQRI, and on the 2023
+ * draft a TSM for the confidential half.
  *
+ *   - Boot: on 1.0 the M-mode side first lets S-mode reach srmcfg
+ *     (mstateen0 bit 55, where harts have Smstateen).
  *   - Discovery: the controllers the platform describes (its firmware
- *     tables: base, kind, counter width), probed by cbq_init; the OS's
- *     driver on the normal windows in S-mode, the TSM's on the secure
- *     windows in secure M-mode (spec 5.2.1), both from hart 0.
+ *     tables: base, kind, text, counter width), probed by cbq_init; the
+ *     OS's driver on the normal windows in S-mode and, on the draft, the
+ *     TSM's on the secure windows in secure M-mode (5.2.1), both from hart
+ *     0.
  *   - Groups: RCID 1.. in order, the default group RCID 0; MCIDs 1.. per
  *     group or per task, MCID 0 the default's. Masks go to every controller
  *     of the level, per AT where it has per-AT limits (AT 1's mask is the
@@ -15,11 +18,17 @@
  *     could reserve; the default group keeps whatever the groups leave, at
  *     least one block, and each change is ordered so the sum never passes
  *     MRBWB (the hardware refuses a CONFIG_LIMIT that would, STATUS 5).
- *   - Context switch: sqoscfg of the hart, written only when it changes.
+ *   - Context switch: sqoscfg (draft) or srmcfg (1.0) of the hart, written
+ *     only when it changes.
  *   - Monitoring: occupancy at the L3 capacity controller of the task's
  *     hart (capacity units are lines), read bytes (event 2) at every memory
  *     controller -- total the sum, local the task's node's -- as running
- *     64-bit counts across wraps. */
+ *     64-bit counts across wraps. In RCID-prefixed mode (1.0 RPFX) a
+ *     counter belongs to (RCID, low P bits of the MCID): a group's tasks
+ *     carry MCID 0 (group monitoring) or 1, 2, ... in order within their
+ *     group (task monitoring, at most 2^P - 1 per group), and every
+ *     effective MCID's counters run from the start, since a moved task's
+ *     counter follows its new RCID. */
 #include "qos.h"
 
 #include <math.h>
@@ -41,17 +50,19 @@ static int describe(struct qos *q, const struct plat *p, struct cbq_desc **out, 
         free(d);
         return err_set(e, -QOSIM_ENOMEM, "out of memory");
     }
+    unsigned ver = p->cbqri_spec == PLAT_CBQRI_1_0 ? CBQRI_VER_1_0 : CBQRI_VER;
     for (unsigned i = 0; i < p->n_cbqri_cap; i++)
         for (unsigned j = 0; j < plat_cache_count(p, p->cbqri_cap[i].level); j++, k++) {
-            d[k] = (struct cbq_desc){CBQRI_CAPACITY, p->cbqri_cap[i].base + j * CBQRI_WINDOW, 0};
+            const struct plat_cbqri_ctl *pc = &p->cbqri_cap[i];
+            d[k] = (struct cbq_desc){CBQRI_CAPACITY, pc->base + j * pc->stride, 0, ver};
             q->ctl_level[k] = (int)p->cbqri_cap[i].level;
             q->ctl_inst[k] = j;
         }
     unsigned width = p->mon.width < 62 ? p->mon.width : 62; /* CTR[61:0] */
     for (unsigned i = 0; i < p->n_cbqri_bw; i++)
         for (unsigned j = 0; j < p->nnodes; j++, k++) {
-            d[k] =
-                (struct cbq_desc){CBQRI_BANDWIDTH, p->cbqri_bw[i].base + j * CBQRI_WINDOW, width};
+            const struct plat_cbqri_ctl *pc = &p->cbqri_bw[i];
+            d[k] = (struct cbq_desc){CBQRI_BANDWIDTH, pc->base + j * pc->stride, width, ver};
             q->ctl_level[k] = -1;
             q->ctl_inst[k] = j;
         }
@@ -133,7 +144,7 @@ static int apply(struct qos *q, const struct scen_qos_set *x, struct err *e)
 
 static int sw(struct qos *q, unsigned cpu, unsigned cls, unsigned mon, struct err *e)
 {
-    uint32_t v = (uint32_t)HW_FSET(HW_FSET(0, SQOSCFG, RCID, cls), SQOSCFG, MCID, mon);
+    uint32_t v = (uint32_t)HW_FSET(HW_FSET(0, SRMCFG, RCID, cls), SRMCFG, MCID, mon);
     if (q->sq[cpu] == v) /* as resctrl skips an unchanged PQR_ASSOC */
         return 0;
     int rc = cbq_assoc(&q->c, cpu, cls, mon, e);
@@ -157,7 +168,7 @@ static int mon(struct qos *q, unsigned task, struct run_mon_val *v, struct err *
     const struct run *r = q->run;
     const struct plat *p = &r->s->plat;
     const struct sched_task *t = &r->task[task];
-    unsigned mcid = t->tag;
+    unsigned mcid = cbq_emcid(&q->c, t->cls, t->tag);
     struct run_mon_val *last = &q->v[task];
     struct plat_place pl;
     plat_place(p, t->cpu, &pl);
@@ -191,6 +202,32 @@ static int mon(struct qos *q, unsigned task, struct run_mon_val *v, struct err *
     return rc;
 }
 
+/* RCID-prefixed mode: a group is its RCID's counters (low bits 0); a task
+ * gets the next low bits free in its group. The group of the task being
+ * numbered is the one qos_assign just set its class from. */
+static int next_low(struct qos *q, const char *what, const char *name, unsigned *out,
+                    struct err *e)
+{
+    if (!strcmp(what, "group")) {
+        *out = 0;
+        return 0;
+    }
+    const struct run *r = q->run;
+    unsigned i = 0;
+    while (i < r->s->ntask && strcmp(r->s->task[i].name, name))
+        i++;
+    unsigned cls = i < r->s->ntask ? r->task[i].cls : 0, n = 1;
+    for (unsigned j = 0; j < i; j++) /* tasks numbered before it in its RCID */
+        n += r->task[j].cls == cls;
+    if (n >= 1u << q->c.p)
+        return err_set(e, -QOSIM_EINVAL,
+                       "%s %s: no free MCID in RCID %u: RCID-prefixed mode with P %u gives each "
+                       "RCID %u counters, the first the group's",
+                       what, name, cls, q->c.p, 1u << q->c.p);
+    *out = n;
+    return 0;
+}
+
 /* Counting starts for an MCID: occupancy at every L3 controller, reads at
  * every memory controller. */
 static int mon_start(struct qos *q, unsigned mcid, struct err *e)
@@ -211,6 +248,8 @@ static int mon_start(struct qos *q, unsigned mcid, struct err *e)
 static int next_mcid(struct qos *q, const char *what, const char *name, unsigned *out,
                      struct err *e)
 {
+    if (q->c.rpfx)
+        return next_low(q, what, name, out, e);
     if (q->nmon + 1 >= q->c.nmcid)
         return err_set(e, -QOSIM_EINVAL, "%s %s: no free MCID (%u)", what, name, q->c.nmcid);
     *out = ++q->nmon;
@@ -247,10 +286,13 @@ int qos_cbqri_init(struct qos *q, const struct cbqri_regif *r, struct run *run, 
     const struct scen_qos *sq = &s->qos;
     struct cbq_desc *desc = NULL;
     unsigned n = 0;
+    int draft = s->plat.cbqri_spec == PLAT_CBQRI_DRAFT;
     int rc = describe(q, &s->plat, &desc, &n, e);
+    if (!rc && !draft)
+        rc = cbq_boot(r, run->m.ncpu, e);
     if (!rc)
         rc = cbq_init(&q->c, r, 0, CBQRI_S, 0, desc, n, e);
-    if (!rc)
+    if (!rc && draft)
         rc = cbq_init(&q->cs, r, 0, CBQRI_SECURE_M, 1, desc, n, e);
     free(desc);
     if (!rc)
@@ -270,12 +312,12 @@ int qos_cbqri_init(struct qos *q, const struct cbqri_regif *r, struct run *run, 
     for (unsigned g = 0; g < sq->ngrp && !rc; g++) {
         q->cos[g] = g + 1;
         rc = qos_apply(q, &sq->init[g], e);
-        if (!rc)
+        if (!rc && draft)
             rc = qos_apply(q, &sq->tinit[g], e);
     }
-    int mon = sq->monitor != SCEN_MON_NONE && q->c.nmcid > 1;
-    if (!rc && mon)
-        rc = mon_start(q, 0, e); /* the default group's */
+    int mon = sq->monitor != SCEN_MON_NONE && (q->c.nmcid > 1 || q->c.rpfx);
+    for (unsigned m = 0; !rc && mon && m < (q->c.rpfx ? q->c.nmcid : 1); m++)
+        rc = mon_start(q, m, e); /* the default group's; in RCID-prefixed mode every one */
     if (!rc)
         rc = qos_assign(q, mon, next_mcid, e);
     for (unsigned h = 0; h < run->m.ncpu && !rc; h++) /* what every hart holds now */

@@ -203,8 +203,9 @@ static int load_settings(struct scen *s, struct conf *c, struct conf_node *map,
     struct conf_node *t = conf_get(map, "confidential");
     if (rc || !t)
         return rc;
-    if (!is_riscv(s))
-        return conf_error(c, t, e, "%s has no confidential (C bit) configuration", s->plat.name);
+    if (!is_riscv(s) || s->plat.cbqri_spec != PLAT_CBQRI_DRAFT)
+        return conf_error(c, t, e, "%s has no confidential (C bit) configuration%s", s->plat.name,
+                          is_riscv(s) ? ": CBQRI 1.0 dropped the 2023 draft's secure windows" : "");
     if (!tee)
         return conf_error(c, t, e, "confidential settings go in a group, not inside another");
     /* tasks and confidential are refused in here, each with its reason. */

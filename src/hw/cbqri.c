@@ -65,9 +65,9 @@ static uint64_t cc_value(struct cbqri *q, const struct cbqri_ctl *c, const struc
     uint64_t occ = occ_now(q, c, w, k, mcid);
     if (occ < k->low)
         k->low = occ;
-    /* Underflowed: lines from before the reset left. Exact again once the
-     * MCID held nothing at all. */
-    int invalid = k->low > 0 && k->low < k->base;
+    /* Draft: underflowed (lines from before the reset left); exact again
+     * once the MCID held nothing at all. 1.0 just holds at 0 (CC_MCTR). */
+    int invalid = !c->v10 && k->low > 0 && k->low < k->base;
     const struct mach_cache *x = sampled_cache(q, c);
     if (x && (occ * x->nsampled + x->c.sets / 2) / x->c.sets < CBQRI_MIN_SAMPLES)
         invalid = 1; /* too few sampled lines behind the estimate */
@@ -101,7 +101,7 @@ static void counters_observe(struct cbqri *q)
         struct cbqri_ctl *c = &q->ctl[i];
         if (c->kind != CBQRI_CAPACITY || !c->mon)
             continue;
-        for (int s = 0; s < 2; s++) {
+        for (unsigned s = 0; s < c->nwin; s++) {
             struct cbqri_win *w = &c->win[s];
             for (unsigned t = 0; t < c->pc->mcids; t++)
                 if (w->ctr[t].evt) {
@@ -178,6 +178,16 @@ static void cap_apply(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w,
                        mach_cbm_ways(q->m, c->level, d));
     mach_set_mask_conf(q->m, c->level, c->inst, conf, rcid, MACH_CODE,
                        mach_cbm_ways(q->m, c->level, k));
+    if (!c->v10 || !c->pc->cunits)
+        return;
+    /* cc_cunits (1.0 CC_CUNITS): per AT where ATs have limits of their
+     * own, else one limit over the RCID's lines of every AT. */
+    if (c->nat > 1)
+        for (unsigned at = 0; at < c->nat; at++)
+            mach_set_units(q->m, c->level, c->inst, conf, rcid, (int)at,
+                           w->units[(size_t)rcid * c->nat + at]);
+    else
+        mach_set_units(q->m, c->level, c->inst, conf, rcid, MACH_ANY, w->units[rcid]);
 }
 
 /* Blocks the window's (RCID, AT)s with an allocation of their own reserve. */
@@ -205,7 +215,7 @@ static unsigned bw_reserved(const struct cbqri_ctl *c, struct cbqri_win *w)
  * let the other observe it, or disturb the TEE (5.2). */
 static void bw_apply(struct cbqri *q, struct cbqri_ctl *c)
 {
-    for (unsigned conf = 0; conf < 2; conf++) {
+    for (unsigned conf = 0; conf < c->nwin; conf++) {
         struct cbqri_win *w = &c->win[conf];
         for (unsigned r = 0; r < c->pc->rcids; r++)
             for (unsigned at = 0; at < c->nat; at++) {
@@ -219,6 +229,7 @@ static void bw_apply(struct cbqri *q, struct cbqri_ctl *c)
                 } else {
                     s.rbwb = (unsigned)HW_FGET(v, BW_ALLOC, Rbwb);
                     s.weight = (unsigned)HW_FGET(v, BW_ALLOC, Mweight);
+                    s.hard = c->v10; /* 1.0: Mweight 0 is a hard limit (BC_BMASK) */
                 }
                 mach_set_bw(q->m, c->inst, own, &s);
                 mach_set_bw_map(q->m, conf, r, at, use);
@@ -242,6 +253,8 @@ static unsigned cap_limit(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win
     if (!plat_mask_ok(q->p, c->level, w->operand, NULL))
         return CBQRI_ST_ALLOC_BAD_LIMIT;
     *limit_of(c, w, rcid, at) = w->operand;
+    if (c->v10) /* and the unit limit with it (CC_ALLOC CONFIG_LIMIT) */
+        w->units[(size_t)rcid * c->nat + at] = w->cunits;
     return CBQRI_ST_SUCCESS;
 }
 
@@ -303,6 +316,8 @@ static unsigned alloc_op(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win 
         return CBQRI_ST_ALLOC_BAD_AT;
     if (op == CBQRI_READ_LIMIT) {
         w->operand = *limit_of(c, w, rcid, at);
+        if (c->v10 && c->kind == CBQRI_CAPACITY)
+            w->cunits = w->units[(size_t)rcid * c->nat + at];
         return CBQRI_ST_SUCCESS;
     }
     if (op == CBQRI_FLUSH_RCID) { /* the lines (RCID, AT) filled, in the window's world */
@@ -329,7 +344,7 @@ static void finish(uint64_t *ctl, unsigned status)
 static void complete_due(struct cbqri *q)
 {
     for (unsigned i = 0; i < q->nctl; i++)
-        for (int s = 0; s < 2; s++) {
+        for (unsigned s = 0; s < q->ctl[i].nwin; s++) {
             struct cbqri_ctl *c = &q->ctl[i];
             struct cbqri_win *w = &c->win[s];
             if (HW_FGET(w->mon_ctl, MON_CTL, BUSY) && w->mon_due <= q->now)
@@ -358,7 +373,7 @@ uint64_t cbqri_next_due(const struct cbqri *q)
 {
     uint64_t t = UINT64_MAX;
     for (unsigned i = 0; i < q->nctl; i++)
-        for (int s = 0; s < 2; s++) {
+        for (unsigned s = 0; s < q->ctl[i].nwin; s++) {
             const struct cbqri_win *w = &q->ctl[i].win[s];
             if (HW_FGET(w->mon_ctl, MON_CTL, BUSY) && w->mon_due < t)
                 t = w->mon_due;
@@ -402,18 +417,27 @@ static uint64_t writable(const struct cbqri_ctl *c, const struct cbqri_reg *r)
 
 static uint64_t cc_cap_read(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w)
 {
-    (void)q, (void)w;
-    uint64_t v = HW_FSET(0, CC_CAP, VER, CBQRI_VER);
+    (void)w;
+    uint64_t v = HW_FSET(0, CC_CAP, VER, c->v10 ? CBQRI_VER_1_0 : CBQRI_VER);
     v = HW_FSET(v, CC_CAP, NCBLKS, c->pc->blocks);
-    return HW_FSET(v, CC_CAP, FRCID, c->pc->frcid != 0);
+    v = HW_FSET(v, CC_CAP, FRCID, c->pc->frcid != 0);
+    if (!c->v10) /* bits 25 up are reserved in the draft (3.1) */
+        return v;
+    v = HW_FSET(v, CC_CAP, CUNITS, c->pc->cunits != 0);
+    v = HW_FSET(v, CC_CAP, RPFX, q->rpfx);
+    return HW_FSET(v, CC_CAP, P, q->pfx); /* 0 unless RPFX (CC_CAP) */
 }
 
 static uint64_t bc_cap_read(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w)
 {
-    (void)q, (void)w;
-    uint64_t v = HW_FSET(0, BC_CAP, VER, CBQRI_VER);
+    (void)w;
+    uint64_t v = HW_FSET(0, BC_CAP, VER, c->v10 ? CBQRI_VER_1_0 : CBQRI_VER);
     v = HW_FSET(v, BC_CAP, NBWBLKS, c->pc->blocks);
-    return HW_FSET(v, BC_CAP, MRBWB, c->pc->mrbwb);
+    v = HW_FSET(v, BC_CAP, MRBWB, c->pc->mrbwb);
+    if (!c->v10) /* bits 24-31 are reserved in the draft (4.1) */
+        return v;
+    v = HW_FSET(v, BC_CAP, RPFX, q->rpfx);
+    return HW_FSET(v, BC_CAP, P, q->pfx);
 }
 
 /* Without monitoring, *_mon_ctl and *_mon_ctr_val are read-only zero (3.2). */
@@ -439,6 +463,13 @@ static uint64_t operand_read(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_
 {
     (void)q, (void)c;
     return w->operand;
+}
+
+/* Read-only zero without CUNITS (CC_CUNITS). */
+static uint64_t cunits_read(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w)
+{
+    (void)q;
+    return c->pc->cunits ? w->cunits : 0;
 }
 
 static void ro_write(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w, uint64_t v)
@@ -469,39 +500,75 @@ static void operand_write(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win
     w->operand = v & writable(c, reg_at(c, CBQRI_BLOCK_MASK));
 }
 
+/* WARL: a limit above the instance's lines is the instance's lines. */
+static void cunits_write(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win *w, uint64_t v)
+{
+    (void)q;
+    if (!c->pc->cunits || HW_FGET(w->alloc_ctl, ALLOC_CTL, BUSY))
+        return;
+    w->cunits = v < c->lines ? v : c->lines;
+}
+
 #define MON_RW   (HW_FMASK(MON_CTL, OP) | HW_FMASK(MON_CTL, MCID) | HW_FMASK(MON_CTL, EVT_ID))
 #define MON_AT   (HW_FMASK(MON_CTL, AT) | HW_FMASK(MON_CTL, ATV))
 #define ALLOC_RW (HW_FMASK(ALLOC_CTL, OP) | HW_FMASK(ALLOC_CTL, RCID))
 #define BW_RW    (HW_FMASK(BW_ALLOC, Rbwb) | HW_FMASK(BW_ALLOC, Mweight))
 #define BW_AT    (HW_FMASK(BW_ALLOC, sharedAT) | HW_FMASK(BW_ALLOC, useShared))
 
-/* Reset values: BUSY and STATUS 0 (spec 3, 4); every other field is
- * UNSPECIFIED there and 0 here. Capabilities are computed. */
-static const struct cbqri_reg cc_regs[CBQRI_NREG] = {
-    {"cc_capabilities", CBQRI_CAPABILITIES, 0, 0, 0, "3.1, Figure 2", cc_cap_read, ro_write},
-    {"cc_mon_ctl", CBQRI_MON_CTL, MON_RW, MON_AT, 0, "3.2, Figure 3, Tables 3-5", mon_read,
+/* Per text and kind. Reset values: BUSY 0 in both, STATUS 0 in the draft
+ * (3, 4); every other field is UNSPECIFIED (1.0: STATUS too) and 0 here.
+ * Capabilities are computed. The draft cites its sections, 1.0 its
+ * AsciiDoc anchors (specs/riscv-cbqri-1.0/qos_capacity.adoc and
+ * qos_bandwidth.adoc). */
+static const struct cbqri_reg cc_regs_draft[CBQRI_NREG] = {
+    {"cc_capabilities", CBQRI_CAPABILITIES, 0, 0, 0, "draft 3.1, Figure 2", cc_cap_read, ro_write},
+    {"cc_mon_ctl", CBQRI_MON_CTL, MON_RW, MON_AT, 0, "draft 3.2, Figure 3, Tables 3-5", mon_read,
      mon_write},
-    {"cc_mon_ctr_val", CBQRI_MON_CTR_VAL, 0, 0, 0, "3.3, Figure 4", ctr_read, ro_write},
+    {"cc_mon_ctr_val", CBQRI_MON_CTR_VAL, 0, 0, 0, "draft 3.3, Figure 4", ctr_read, ro_write},
     {"cc_alloc_ctl", CBQRI_ALLOC_CTL, ALLOC_RW, HW_FMASK(ALLOC_CTL, AT), 0,
-     "3.4, Figure 5, Tables 6-7", alloc_read, alloc_write},
-    {"cc_block_mask", CBQRI_BLOCK_MASK, ~0ull, 0, 0, "3.5", operand_read, operand_write},
+     "draft 3.4, Figure 5, Tables 6-7", alloc_read, alloc_write},
+    {"cc_block_mask", CBQRI_BLOCK_MASK, ~0ull, 0, 0, "draft 3.5", operand_read, operand_write},
 };
 
-static const struct cbqri_reg bc_regs[CBQRI_NREG] = {
-    {"bc_capabilities", CBQRI_CAPABILITIES, 0, 0, 0, "4.1, Figure 6", bc_cap_read, ro_write},
-    {"bc_mon_ctl", CBQRI_MON_CTL, MON_RW, MON_AT, 0, "4.2, Figure 7, Tables 9-11", mon_read,
+static const struct cbqri_reg cc_regs_10[CBQRI_NREG] = {
+    {"cc_capabilities", CBQRI_CAPABILITIES, 0, 0, 0, "1.0 CC_CAP", cc_cap_read, ro_write},
+    {"cc_mon_ctl", CBQRI_MON_CTL, MON_RW, MON_AT, 0, "1.0 CC_MCTL, CC_MON_OP, CC_EVT_ID, CC_MON_STS",
+     mon_read, mon_write},
+    {"cc_mon_ctr_val", CBQRI_MON_CTR_VAL, 0, 0, 0, "1.0 CC_MCTR", ctr_read, ro_write},
+    {"cc_alloc_ctl", CBQRI_ALLOC_CTL, ALLOC_RW, HW_FMASK(ALLOC_CTL, AT), 0,
+     "1.0 CC_ALLOC, CC_ALLOC_OP, CC_ALLOC_STS", alloc_read, alloc_write},
+    {"cc_block_mask", CBQRI_BLOCK_MASK, ~0ull, 0, 0, "1.0 CC_BMASK", operand_read, operand_write},
+    {"cc_cunits", CBQRI_CUNITS, ~0ull, 0, 0, "1.0 CC_CUNITS", cunits_read, cunits_write},
+};
+
+static const struct cbqri_reg bc_regs_draft[CBQRI_NREG] = {
+    {"bc_capabilities", CBQRI_CAPABILITIES, 0, 0, 0, "draft 4.1, Figure 6", bc_cap_read, ro_write},
+    {"bc_mon_ctl", CBQRI_MON_CTL, MON_RW, MON_AT, 0, "draft 4.2, Figure 7, Tables 9-11", mon_read,
      mon_write},
-    {"bc_mon_ctr_val", CBQRI_MON_CTR_VAL, 0, 0, 0, "4.3, Figure 8", ctr_read, ro_write},
+    {"bc_mon_ctr_val", CBQRI_MON_CTR_VAL, 0, 0, 0, "draft 4.3, Figure 8", ctr_read, ro_write},
     {"bc_alloc_ctl", CBQRI_ALLOC_CTL, ALLOC_RW, HW_FMASK(ALLOC_CTL, AT), 0,
-     "4.4, Figure 9, Tables 12-13", alloc_read, alloc_write},
-    {"bc_bw_alloc", CBQRI_BW_ALLOC, BW_RW, BW_AT, 0, "4.5, Figure 10", operand_read, operand_write},
+     "draft 4.4, Figure 9, Tables 12-13", alloc_read, alloc_write},
+    {"bc_bw_alloc", CBQRI_BW_ALLOC, BW_RW, BW_AT, 0, "draft 4.5, Figure 10", operand_read,
+     operand_write},
+};
+
+static const struct cbqri_reg bc_regs_10[CBQRI_NREG] = {
+    {"bc_capabilities", CBQRI_CAPABILITIES, 0, 0, 0, "1.0 BC_CAP", bc_cap_read, ro_write},
+    {"bc_mon_ctl", CBQRI_MON_CTL, MON_RW, MON_AT, 0, "1.0 BC_MCTL, BC_MON_OP, BC_EVT_ID, BC_MON_STS",
+     mon_read, mon_write},
+    {"bc_mon_ctr_val", CBQRI_MON_CTR_VAL, 0, 0, 0, "1.0 BC_MCTR", ctr_read, ro_write},
+    {"bc_alloc_ctl", CBQRI_ALLOC_CTL, ALLOC_RW, HW_FMASK(ALLOC_CTL, AT), 0,
+     "1.0 BC_ALLOC, BC_ALLOC_OP, BC_ALLOC_STS", alloc_read, alloc_write},
+    {"bc_bw_alloc", CBQRI_BW_ALLOC, BW_RW, BW_AT, 0, "1.0 BC_BMASK", operand_read, operand_write},
 };
 
 static const struct cbqri_reg *reg_at(const struct cbqri_ctl *c, uint32_t off)
 {
-    const struct cbqri_reg *t = c->kind == CBQRI_CAPACITY ? cc_regs : bc_regs;
+    const struct cbqri_reg *t = c->kind == CBQRI_CAPACITY ? c->v10 ? cc_regs_10 : cc_regs_draft
+                                : c->v10                  ? bc_regs_10
+                                                          : bc_regs_draft;
     for (int i = 0; i < CBQRI_NREG; i++)
-        if (t[i].off == off)
+        if (t[i].name && t[i].off == off)
             return &t[i];
     return NULL;
 }
@@ -515,14 +582,20 @@ struct access {
     unsigned slot; /* register index in the window, for split writes */
 };
 
+/* The controller whose window holds addr, and which window (secure: the
+ * draft's second one). */
 static struct cbqri_ctl *find_window(const struct cbqri *q, uint64_t addr, int *secure)
 {
     for (unsigned i = 0; i < q->nctl; i++) {
-        uint64_t b = q->ctl[i].base;
-        *secure = addr - b >= CBQRI_WINDOW;
-        if (addr - b < CBQRI_WINDOW || addr - (b + CBQRI_SECURE_OFFSET) < CBQRI_WINDOW)
+        const struct cbqri_ctl *c = &q->ctl[i];
+        *secure = 0;
+        if (addr - c->base < c->size)
+            return &q->ctl[i];
+        *secure = 1;
+        if (c->nwin > 1 && addr - (c->base + CBQRI_SECURE_OFFSET) < c->size)
             return &q->ctl[i];
     }
+    *secure = 0;
     return NULL;
 }
 
@@ -532,6 +605,12 @@ static int may_reach(enum cbqri_mode md, int secure)
     if (secure)
         return md == CBQRI_SECURE_M;
     return md == CBQRI_M || md == CBQRI_S || md == CBQRI_SECURE_M;
+}
+
+/* The offset of addr in its controller's window. */
+static uint32_t win_off(const struct cbqri_ctl *c, uint64_t addr, int secure)
+{
+    return (uint32_t)(addr - c->base - (secure ? CBQRI_SECURE_OFFSET : 0));
 }
 
 /* Everything that makes an access fault, checked before anything changes. */
@@ -545,7 +624,7 @@ static enum hw_fault decode(struct cbqri *q, unsigned hart, enum cbqri_mode md, 
     a->c = find_window(q, addr, &secure);
     if (!a->c || !may_reach(md, secure))
         goto fault;
-    uint32_t off = (uint32_t)(addr % CBQRI_WINDOW);
+    uint32_t off = win_off(a->c, addr, secure);
     a->r = reg_at(a->c, off & ~7u);
     if (!a->r)
         goto fault;
@@ -584,8 +663,29 @@ enum hw_fault cbqri_mmio_read(struct cbqri *q, unsigned hart, enum cbqri_mode md
     return HW_OK;
 }
 
-/* Split writes: the halves meet in the register's slot and take effect
- * together, in either order (spec ch. 1; the rules are in cbqri.h). */
+/* A 4-byte write. Draft: the halves meet in the register's slot and take
+ * effect together, in either order. 1.0: the half takes effect at once,
+ * the other half as the register holds it; a half with no writable bit (a
+ * control register's STATUS/BUSY half, bc_bw_alloc's WPRI half) changes
+ * nothing and starts nothing (the rules are in cbqri.h). */
+static void write_half(struct cbqri *q, struct access *a, uint64_t addr, uint64_t val)
+{
+    struct cbqri_win *w = a->w;
+    unsigned sh = addr & 4 ? 32 : 0;
+    uint64_t part = (val & 0xffffffffu) << sh, keep = ~(0xffffffffull << sh);
+    if (a->c->v10) {
+        if (writable(a->c, a->r) & ~keep)
+            a->r->write(q, a->c, w, (a->r->read(q, a->c, w) & keep) | part);
+        return;
+    }
+    w->half[a->slot] = (w->half[a->slot] & keep) | part;
+    w->have[a->slot] |= sh ? 2 : 1;
+    if (w->have[a->slot] == 3) {
+        w->have[a->slot] = 0;
+        a->r->write(q, a->c, w, w->half[a->slot]);
+    }
+}
+
 enum hw_fault cbqri_mmio_write(struct cbqri *q, unsigned hart, enum cbqri_mode md, uint64_t addr,
                                unsigned size, uint64_t val)
 {
@@ -594,18 +694,11 @@ enum hw_fault cbqri_mmio_write(struct cbqri *q, unsigned hart, enum cbqri_mode m
     if (f)
         return f;
     begin(q, hart);
-    struct cbqri_win *w = a.w;
     if (size == 4) {
-        unsigned sh = addr & 4 ? 32 : 0;
-        w->half[a.slot] = (w->half[a.slot] & ~(0xffffffffull << sh)) | (val & 0xffffffffu) << sh;
-        w->have[a.slot] |= sh ? 2 : 1;
-        if (w->have[a.slot] == 3) {
-            w->have[a.slot] = 0;
-            a.r->write(q, a.c, w, w->half[a.slot]);
-        }
+        write_half(q, &a, addr, val);
     } else {
-        w->have[a.slot] = 0;
-        a.r->write(q, a.c, w, val);
+        a.w->have[a.slot] = 0;
+        a.r->write(q, a.c, a.w, val);
     }
     end(q);
     return HW_OK;
@@ -616,7 +709,7 @@ const char *cbqri_reg_name(const struct cbqri *q, uint64_t addr, const struct cb
 {
     int s = 0;
     const struct cbqri_ctl *c = find_window(q, addr, &s);
-    const struct cbqri_reg *r = c ? reg_at(c, (uint32_t)(addr % CBQRI_WINDOW) & ~7u) : NULL;
+    const struct cbqri_reg *r = c ? reg_at(c, win_off(c, addr, s) & ~7u) : NULL;
     if (ctl)
         *ctl = r ? c : NULL;
     if (secure)
@@ -624,40 +717,101 @@ const char *cbqri_reg_name(const struct cbqri *q, uint64_t addr, const struct cb
     return r ? r->name : NULL;
 }
 
-/* ---- sqoscfg (spec 2.1.1; docs/registers.md 2) ---- */
+/* ---- the hart CSRs (draft 2.1.1; Ssqosid ch. 2; docs/registers.md 2) ---- */
 
-/* An S-mode CSR: M and S reach it, U may not (illegal instruction), and
- * with V=1 it raises a virtual-instruction exception (2.1.1, 6.1). */
-static enum hw_fault csr_check(const struct cbqri *q, unsigned hart, enum cbqri_mode md)
+static int m_mode(enum cbqri_mode md)
 {
-    if (hart >= q->m->ncpu || (unsigned)md >= CBQRI_NMODE || md == CBQRI_U)
+    return md == CBQRI_M || md == CBQRI_SECURE_M;
+}
+
+/* Which CSRs exist, and who may reach them. sqoscfg and srmcfg are S-mode
+ * CSRs: M and S reach them, U may not (illegal instruction), and with V=1
+ * they raise a virtual-instruction exception (draft 2.1.1, Ssqosid ch. 2);
+ * Ssqosid adds that with Smstateen, mstateen0 bit 55 clear makes every
+ * mode below M take an illegal instruction, V=1 included. mstateen0 is an
+ * M-mode CSR (Smstateen); mstateen0h its high half on RV32. */
+static enum hw_fault csr_check(const struct cbqri *q, unsigned hart, enum cbqri_mode md,
+                               unsigned csr)
+{
+    if (hart >= q->m->ncpu || (unsigned)md >= CBQRI_NMODE)
+        return HW_ILLEGAL;
+    switch (csr) {
+    case CBQRI_CSR_SQOSCFG:
+        if (q->v10)
+            return HW_ILLEGAL;
+        break;
+    case CBQRI_CSR_SRMCFG:
+        if (!q->v10)
+            return HW_ILLEGAL;
+        if (!m_mode(md) && q->smstateen && !HW_FGET(q->mstateen0[hart], MSTATEEN0, SRMCFG))
+            return HW_ILLEGAL;
+        break;
+    case CBQRI_CSR_MSTATEEN0H:
+        if (q->xlen != 32)
+            return HW_ILLEGAL;
+        /* fall through */
+    case CBQRI_CSR_MSTATEEN0:
+        return q->smstateen && m_mode(md) ? HW_OK : HW_ILLEGAL;
+    default:
+        return HW_ILLEGAL;
+    }
+    if (md == CBQRI_U)
         return HW_ILLEGAL;
     return md == CBQRI_VS || md == CBQRI_VU ? HW_VIRTUAL : HW_OK;
 }
 
-enum hw_fault cbqri_csr_read(struct cbqri *q, unsigned hart, enum cbqri_mode md, uint32_t *val)
+/* A CSR's value as the hart reads it: XLEN bits. */
+static uint64_t csr_value(const struct cbqri *q, unsigned hart, unsigned csr)
 {
-    enum hw_fault f = csr_check(q, hart, md);
-    *val = f ? 0 : q->sqoscfg[hart];
+    uint64_t xmask = bits_mask(q->xlen);
+    if (csr == CBQRI_CSR_MSTATEEN0)
+        return q->mstateen0[hart] & xmask;
+    if (csr == CBQRI_CSR_MSTATEEN0H)
+        return q->mstateen0[hart] >> 32;
+    return q->csr[hart];
+}
+
+enum hw_fault cbqri_csr_read(struct cbqri *q, unsigned hart, enum cbqri_mode md, unsigned csr,
+                             uint64_t *val)
+{
+    enum hw_fault f = csr_check(q, hart, md, csr);
+    *val = f ? 0 : csr_value(q, hart, csr);
     return f;
 }
 
 /* RCID and MCID are WARL over the bits that name the platform's IDs; the
- * WPRI fields and the bits above read zero. */
-static void csr_load(struct cbqri *q, unsigned hart, uint32_t v)
+ * WPRI fields and the bits above read zero. The machine tags the hart's
+ * requests with the MCID the controllers count by: in RCID-prefixed mode
+ * RCID << P | (MCID & (2^P - 1)) (1.0 EMCID). */
+static void csr_load(struct cbqri *q, unsigned hart, uint64_t v)
 {
-    uint64_t rcid = HW_FGET(v, SQOSCFG, RCID) & bits_mask(q->rcid_bits);
-    uint64_t mcid = HW_FGET(v, SQOSCFG, MCID) & bits_mask(q->mcid_bits);
-    q->sqoscfg[hart] = (uint32_t)HW_FSET(HW_FSET(0, SQOSCFG, RCID, rcid), SQOSCFG, MCID, mcid);
-    mach_set_assoc(q->m, hart, q->m->cpu[hart].task, (unsigned)rcid, (unsigned)mcid);
+    uint64_t rcid = HW_FGET(v, SRMCFG, RCID) & bits_mask(q->rcid_bits);
+    uint64_t mcid = HW_FGET(v, SRMCFG, MCID) & bits_mask(q->mcid_bits);
+    q->csr[hart] = HW_FSET(HW_FSET(0, SRMCFG, RCID, rcid), SRMCFG, MCID, mcid);
+    uint64_t tag = q->rpfx ? rcid << q->pfx | (mcid & bits_mask(q->pfx)) : mcid;
+    mach_set_assoc(q->m, hart, q->m->cpu[hart].task, (unsigned)rcid, (unsigned)tag);
 }
 
-enum hw_fault cbqri_csr_write(struct cbqri *q, unsigned hart, enum cbqri_mode md, uint32_t val)
+enum hw_fault cbqri_csr_write(struct cbqri *q, unsigned hart, enum cbqri_mode md, unsigned csr,
+                              uint64_t val)
 {
-    enum hw_fault f = csr_check(q, hart, md);
-    if (!f)
+    enum hw_fault f = csr_check(q, hart, md, csr);
+    if (f)
+        return f;
+    val &= bits_mask(q->xlen); /* the register is XLEN bits wide */
+    const uint64_t se = HW_FMASK(MSTATEEN0, SRMCFG); /* the one bit implemented */
+    if (csr == CBQRI_CSR_MSTATEEN0)
+        q->mstateen0[hart] = (q->mstateen0[hart] & ~bits_mask(q->xlen)) | (val & se);
+    else if (csr == CBQRI_CSR_MSTATEEN0H)
+        q->mstateen0[hart] = (q->mstateen0[hart] & 0xffffffffu) | ((val << 32) & se);
+    else
         csr_load(q, hart, val);
-    return f;
+    return HW_OK;
+}
+
+unsigned cbqri_id_csr(const struct cbqri *q)
+{
+    return q->v10 ? CBQRI_CSR_SRMCFG : CBQRI_CSR_SQOSCFG;
 }
 
 /* ---- the register interface for drivers ---- */
@@ -674,14 +828,16 @@ static enum hw_fault if_mmio_write(void *ctx, unsigned hart, enum cbqri_mode md,
     return cbqri_mmio_write(ctx, hart, md, addr, size, val);
 }
 
-static enum hw_fault if_csr_read(void *ctx, unsigned hart, enum cbqri_mode md, uint32_t *val)
+static enum hw_fault if_csr_read(void *ctx, unsigned hart, enum cbqri_mode md, unsigned csr,
+                                 uint64_t *val)
 {
-    return cbqri_csr_read(ctx, hart, md, val);
+    return cbqri_csr_read(ctx, hart, md, csr, val);
 }
 
-static enum hw_fault if_csr_write(void *ctx, unsigned hart, enum cbqri_mode md, uint32_t val)
+static enum hw_fault if_csr_write(void *ctx, unsigned hart, enum cbqri_mode md, unsigned csr,
+                                  uint64_t val)
 {
-    return cbqri_csr_write(ctx, hart, md, val);
+    return cbqri_csr_write(ctx, hart, md, csr, val);
 }
 
 void cbqri_regif(struct cbqri *q, struct cbqri_regif *out)
@@ -695,11 +851,12 @@ void cbqri_regif(struct cbqri *q, struct cbqri_regif *out)
 
 /* ---- life cycle ---- */
 
-/* Reset of the allocation tables (spec 3, 4): every RCID may use all the
- * capacity for every AT (RCID 0 must; the others are UNSPECIFIED, and the
- * machine's own reset is the same); RCID 0's AT 0 reserves all it may
- * (MRBWB), other RCIDs nothing; AT 1 shares AT 0's. Weights 1, the
- * limiter's reset weight. */
+/* Reset of the allocation tables (draft 3, 4; 1.0 CC_REG, BC_QOS): every
+ * RCID may use all the capacity for every AT, without a unit limit (RCID 0
+ * must; the others are UNSPECIFIED, and the machine's own reset is the
+ * same); RCID 0's AT 0 reserves all it may (MRBWB), other RCIDs nothing;
+ * AT 1 shares AT 0's (1.0 names AT 0 as the one holding it, the draft "one
+ * of the supported access-types"). Weights 1, the limiter's reset weight. */
 static void reset_limits(struct cbqri_ctl *c, struct cbqri_win *w)
 {
     for (unsigned r = 0; r < c->pc->rcids; r++)
@@ -712,6 +869,8 @@ static void reset_limits(struct cbqri_ctl *c, struct cbqri_win *w)
             else
                 v = HW_FSET(HW_FSET(0, BW_ALLOC, useShared, 1), BW_ALLOC, sharedAT, CBQRI_AT_DATA);
             *limit_of(c, w, r, at) = v;
+            if (w->units)
+                w->units[(size_t)r * c->nat + at] = 0;
         }
 }
 
@@ -721,6 +880,7 @@ static void reset_window(struct cbqri_ctl *c, struct cbqri_win *w)
     w->ctr_val = reg_at(c, CBQRI_MON_CTR_VAL)->reset;
     w->alloc_ctl = reg_at(c, CBQRI_ALLOC_CTL)->reset;
     w->operand = reg_at(c, CBQRI_BLOCK_MASK)->reset; /* or bc_bw_alloc, same offset */
+    w->cunits = 0;
     w->mon_due = w->alloc_due = 0;
     memset(w->half, 0, sizeof w->half);
     memset(w->have, 0, sizeof w->have);
@@ -732,7 +892,7 @@ void cbqri_reset(struct cbqri *q)
 {
     for (unsigned i = 0; i < q->nctl; i++) {
         struct cbqri_ctl *c = &q->ctl[i];
-        for (int s = 0; s < 2; s++) {
+        for (unsigned s = 0; s < c->nwin; s++) {
             reset_window(c, &c->win[s]);
             for (unsigned r = 0; c->kind == CBQRI_CAPACITY && r < c->pc->rcids; r++)
                 cap_apply(q, c, &c->win[s], r);
@@ -740,8 +900,10 @@ void cbqri_reset(struct cbqri *q)
         if (c->kind == CBQRI_BANDWIDTH)
             bw_apply(q, c); /* every (world, RCID, AT) at once */
     }
-    for (unsigned h = 0; h < q->m->ncpu; h++)
-        csr_load(q, h, 0); /* RCID 0 at reset (2.1.1); MCID 0, a legal value */
+    for (unsigned h = 0; h < q->m->ncpu; h++) {
+        csr_load(q, h, 0);   /* RCID 0 at reset (2.1.1, Ssqosid); MCID 0, a legal value */
+        q->mstateen0[h] = 0; /* Smstateen: writable bits reset to 0 */
+    }
 }
 
 static int add_ctl(struct cbqri *q, const struct plat_cbqri_ctl *pc, enum cbqri_kind kind,
@@ -753,16 +915,27 @@ static int add_ctl(struct cbqri *q, const struct plat_cbqri_ctl *pc, enum cbqri_
     c->pc = pc;
     c->level = kind == CBQRI_CAPACITY ? pc->level : PLAT_NLEVEL;
     c->inst = inst;
-    c->base = pc->base + inst * CBQRI_WINDOW;
+    c->base = pc->base + inst * pc->stride;
+    c->size = pc->stride;
+    c->v10 = q->v10;
+    c->nwin = q->v10 ? 1 : 2; /* 1.0 has no secure interface */
     c->nat = kind == CBQRI_BANDWIDTH || p->cache[c->level].alloc.cdp ? 2 : 1;
     c->mon =
         p->mon.tags &&
         (kind == CBQRI_CAPACITY ? p->mon.occupancy && p->cache[c->level].monitored : p->mon.total);
-    for (int s = 0; s < 2; s++) {
-        c->win[s].secure = s;
-        c->win[s].limit = calloc((size_t)pc->rcids * c->nat, sizeof *c->win[s].limit);
-        c->win[s].ctr = calloc(pc->mcids, sizeof *c->win[s].ctr);
-        if (!c->win[s].limit || !c->win[s].ctr)
+    if (kind == CBQRI_CAPACITY) {
+        const struct cache_geom *g = &p->cache[c->level].geom;
+        c->lines = g->size / g->line;
+    }
+    for (unsigned s = 0; s < c->nwin; s++) {
+        struct cbqri_win *w = &c->win[s];
+        w->secure = (int)s;
+        w->limit = calloc((size_t)pc->rcids * c->nat, sizeof *w->limit);
+        w->ctr = calloc(pc->mcids, sizeof *w->ctr);
+        if (q->v10 && kind == CBQRI_CAPACITY &&
+            !(w->units = calloc((size_t)pc->rcids * c->nat, sizeof *w->units)))
+            return -1;
+        if (!w->limit || !w->ctr)
             return -1;
     }
     return 0;
@@ -772,7 +945,7 @@ static int add_ctl(struct cbqri *q, const struct plat_cbqri_ctl *pc, enum cbqri_
  * offset) or pass the top of the address space. */
 static int windows_bad(const struct cbqri *q)
 {
-    for (unsigned i = 0; i < q->nctl; i++)
+    for (unsigned i = 0; i < q->nctl && !q->v10; i++)
         for (unsigned j = 0; j < q->nctl; j++) {
             if (q->ctl[i].base > UINT64_MAX - CBQRI_SECURE_OFFSET - CBQRI_WINDOW)
                 return 1;
@@ -820,7 +993,9 @@ static int build(struct cbqri *q, struct err *e)
 
 static int alloc_state(struct cbqri *q, struct err *e)
 {
-    if (!(q->sqoscfg = calloc(q->m->ncpu, sizeof *q->sqoscfg)))
+    q->csr = calloc(q->m->ncpu, sizeof *q->csr);
+    q->mstateen0 = calloc(q->m->ncpu, sizeof *q->mstateen0);
+    if (!q->csr || !q->mstateen0)
         return err_set(e, -QOSIM_ENOMEM, "cannot allocate the CBQRI state");
     return 0;
 }
@@ -833,6 +1008,11 @@ int cbqri_init(struct cbqri *q, struct mach *m, struct err *e)
     if (q->p->vendor != PLAT_RISCV)
         return err_set(e, -QOSIM_EUNSUP, "%s is not a RISC-V platform: it has no CBQRI",
                        q->p->name);
+    q->v10 = q->p->cbqri_spec == PLAT_CBQRI_1_0;
+    q->xlen = q->v10 ? q->p->core.xlen : 32; /* sqoscfg is 32 bits (draft 2.1.1) */
+    q->smstateen = q->v10 && q->p->core.smstateen;
+    q->rpfx = q->v10 && q->p->cbqri_rpfx;
+    q->pfx = q->rpfx ? q->p->cbqri_p : 0;
     q->busy_cycles = q->p->cbqri_busy;
     q->access_cycles = q->p->cbqri_access;
     q->ctr_width = q->p->mon.width < 62 ? q->p->mon.width : 62; /* CTR[61:0] */
@@ -852,9 +1032,11 @@ void cbqri_free(struct cbqri *q)
     for (unsigned i = 0; q->ctl && i < q->nctl; i++)
         for (int s = 0; s < 2; s++) {
             free(q->ctl[i].win[s].limit);
+            free(q->ctl[i].win[s].units);
             free(q->ctl[i].win[s].ctr);
         }
     free(q->ctl);
-    free(q->sqoscfg);
+    free(q->csr);
+    free(q->mstateen0);
     memset(q, 0, sizeof *q);
 }

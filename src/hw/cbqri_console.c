@@ -80,33 +80,80 @@ static void mmio(struct cbqri_console *c, char **w, int n, char *err, FILE *out)
         fprintf(out, "0x%08x\n", (unsigned)v);
 }
 
-/* csr read HART sqoscfg, csr write HART sqoscfg VALUE. The draft gives
- * sqoscfg no CSR number: it goes by name (docs/registers.md 2). */
+/* The CSRs the console names: the draft's sqoscfg has no number and goes
+ * by name (docs/registers.md 2); 1.0's go by name or number. */
+static const struct {
+    const char *name;
+    unsigned csr;
+} csr_names[] = {
+    {"sqoscfg", CBQRI_CSR_SQOSCFG},
+    {"srmcfg", CBQRI_CSR_SRMCFG},
+    {"mstateen0", CBQRI_CSR_MSTATEEN0},
+    {"mstateen0h", CBQRI_CSR_MSTATEEN0H},
+};
+
+/* Whether the platform's harts have csr at all (reaching it is the
+ * model's question). */
+static int csr_exists(const struct cbqri *q, unsigned csr)
+{
+    if (!q->v10)
+        return csr == CBQRI_CSR_SQOSCFG;
+    if (csr == CBQRI_CSR_SRMCFG)
+        return 1;
+    return q->smstateen &&
+           (csr == CBQRI_CSR_MSTATEEN0 || (csr == CBQRI_CSR_MSTATEEN0H && q->xlen == 32));
+}
+
+static int csr_named(struct cbqri_console *c, const char *s, unsigned *csr, char *err)
+{
+    uint64_t n;
+    *csr = ~0u;
+    for (size_t i = 0; i < sizeof csr_names / sizeof csr_names[0]; i++)
+        if (!strcmp(s, csr_names[i].name))
+            *csr = csr_names[i].csr;
+    if (*csr == ~0u && !console_num(s, 0xfff, &n))
+        *csr = (unsigned)n;
+    if (*csr != ~0u && csr_exists(c->q, *csr))
+        return 0;
+    const struct cbqri *q = c->q;
+    snprintf(err, CONSOLE_ERR_SIZE, "CSR '%s': %s's harts have %s", s, q->p->name,
+             !q->v10         ? "sqoscfg (the 2023 draft's, by name)"
+             : !q->smstateen ? "srmcfg (0x181)"
+             : q->xlen == 32 ? "srmcfg (0x181), mstateen0 (0x30c), mstateen0h (0x31c)"
+                             : "srmcfg (0x181), mstateen0 (0x30c)");
+    return -1;
+}
+
+/* csr read HART NAME, csr write HART NAME VALUE: sqoscfg on draft
+ * platforms, srmcfg and mstateen0 on 1.0 ones. */
 static void csr(struct cbqri_console *c, char **w, int n, char *err, FILE *out)
 {
     uint64_t hart, v = 0;
+    unsigned num = 0;
     int rd = n >= 2 && !strcmp(w[1], "read"), wr = n >= 2 && !strcmp(w[1], "write");
+    unsigned bits = c->q->xlen; /* sqoscfg: 32 (the model's xlen for the draft) */
     if ((!rd && !wr) || n != (wr ? 5 : 4))
         snprintf(err, CONSOLE_ERR_SIZE,
-                 "usage: csr read HART sqoscfg or csr write HART sqoscfg VALUE");
-    else if (hart_num(c, w[2], &hart, err))
+                 "usage: csr read HART CSR or csr write HART CSR VALUE (CSR: %s)",
+                 c->q->v10 ? "srmcfg, mstateen0" : "sqoscfg");
+    else if (hart_num(c, w[2], &hart, err) || csr_named(c, w[3], &num, err))
         return;
-    else if (strcmp(w[3], "sqoscfg"))
-        snprintf(err, CONSOLE_ERR_SIZE, "CSR '%s': the console knows sqoscfg only", w[3]);
-    else if (wr && console_num(w[4], UINT32_MAX, &v))
-        snprintf(err, CONSOLE_ERR_SIZE, "value '%s': expected a 32-bit number", w[4]);
+    else if (wr && console_num(w[4], bits == 64 ? UINT64_MAX : UINT32_MAX, &v))
+        snprintf(err, CONSOLE_ERR_SIZE, "value '%s': expected a %u-bit number", w[4], bits);
     if (*err)
         return;
-    uint32_t r = 0;
+    uint64_t r = 0;
     enum cbqri_mode md = c->mode[hart];
-    enum hw_fault f = wr ? cbqri_csr_write(c->q, (unsigned)hart, md, (uint32_t)v)
-                         : cbqri_csr_read(c->q, (unsigned)hart, md, &r);
+    enum hw_fault f = wr ? cbqri_csr_write(c->q, (unsigned)hart, md, num, v)
+                         : cbqri_csr_read(c->q, (unsigned)hart, md, num, &r);
     if (f != HW_OK)
         fprintf(out, "%s\n", fault_word(f));
     else if (wr)
         fputs("ok\n", out);
+    else if (bits == 64)
+        fprintf(out, "0x%016llx\n", (unsigned long long)r);
     else
-        fprintf(out, "0x%08x\n", r);
+        fprintf(out, "0x%08x\n", (unsigned)r);
 }
 
 /* mode HART M|S|U|VS|VU|secure-M */

@@ -1,18 +1,21 @@
 /* The RISC-V register console's interpreter (qosim regs on a RISC-V
  * platform, docs/regs.md): the CBQRI controllers' MMIO windows and every
- * hart's sqoscfg CSR (src/hw/cbqri.h), one script line in, at most one
- * output line out, under the same rules as the x86 console (console.h):
+ * hart's CSRs (src/hw/cbqri.h), one script line in, at most one output
+ * line out, under the same rules as the x86 console (console.h):
  *   mmio read32|read64 ADDR [hart N]           0x%08x / 0x%016x, or fault
  *   mmio write32|write64 ADDR VALUE [hart N]   ok, or fault
- *   csr read HART sqoscfg                      0x%08x, or illegal / virtual
- *   csr write HART sqoscfg VALUE               ok, or illegal / virtual
+ *   csr read HART CSR                          XLEN bits in hex, or illegal / virtual
+ *   csr write HART CSR VALUE                   ok, or illegal / virtual
+ * CSR: sqoscfg on a draft-2023 platform (32 bits); srmcfg (0x181) and, with
+ * Smstateen, mstateen0 (0x30c; mstateen0h 0x31c on RV32) on a 1.0 one, by
+ * name or number.
  *   mode HART M|S|U|VS|VU|secure-M             ok
  *   run NS                                     ok
  * Every access is made by a hart at that hart's privilege: MMIO by hart 0
  * unless `hart N` says otherwise, the CSR by the hart it names. Every hart
  * starts in M-mode (project choice): M reaches every normal window and
- * sqoscfg, so a fresh console can program everything but the secure
- * windows, which need `mode N secure-M`. */
+ * every CSR, so a fresh console can program everything but the draft's
+ * secure windows, which need `mode N secure-M`. */
 #ifndef QOSIM_HW_CBQRI_CONSOLE_H
 #define QOSIM_HW_CBQRI_CONSOLE_H
 

@@ -128,10 +128,11 @@ int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *
     m->ncpu = p->ncpus;
     m->ntask = ntask;
     m->ntags = p->mon.tags ? p->mon.tags : 1;
-    /* CBQRI controllers tell requests apart by C bit and access type. */
+    /* CBQRI controllers tell requests apart by access type, and the 2023
+     * draft's also by C bit (5.2.2; CBQRI 1.0 has no C bit). */
     int split = p->n_cbqri_cap + p->n_cbqri_bw > 0;
-    m->nconf = split ? 2 : 1;
-    m->nsub = split ? 4 : 1;
+    m->nconf = split && p->cbqri_spec == PLAT_CBQRI_DRAFT ? 2 : 1;
+    m->nsub = split ? m->nconf * 2 : 1;
     m->llc = p->cache[PLAT_L3].present ? PLAT_L3 : PLAT_L2;
     m->line = p->cache[PLAT_L1I].geom.line;
     m->line_bits = bits_log2(m->line);

@@ -149,15 +149,20 @@ bad "CBQRI: reservations past MRBWB" 'qos.groups\[1\].reserve: groups would rese
 bad "CBQRI: confidential on x86" 'intel-xeon has no confidential \(C bit\) configuration' \
     'qos: {groups: [{name: a, confidential: {L3: 1}}]}'
 bad "CBQRI: tasks inside confidential" "a group's tasks are its tasks in both worlds" \
-    'qos: {groups: [{name: a, confidential: {tasks: [t]}}]}' riscv-soc
+    'qos: {groups: [{name: a, confidential: {tasks: [t]}}]}' riscv-soc-draft
 bad "CBQRI: confidential reservations past MRBWB" 'confidential groups would reserve 231 of 256 blocks' \
-    'qos: {groups: [{name: a, confidential: {reserve: 80%}}, {name: b, confidential: {reserve: 10%}}]}' riscv-soc
+    'qos: {groups: [{name: a, confidential: {reserve: 80%}}, {name: b, confidential: {reserve: 10%}}]}' riscv-soc-draft
+bad "CBQRI 1.0: no confidential settings" "riscv-soc has no confidential \\(C bit\\) configuration: CBQRI 1.0 dropped the 2023 draft's secure windows" \
+    'qos: {groups: [{name: a, confidential: {L3: 1}}]}' riscv-soc
 bad "CBQRI: weight out of range" 'qos.groups\[0\].weight: .*out of range' \
     'qos: {groups: [{name: a, weight: 256}]}' riscv-soc
 printf 'platform: intel-xeon\nduration: 1ms\ntasks:\n  - {name: t, cpu: 0, tee: true, workload: {pattern: seq}}\n' >"$TMP/bad.yaml"
 expect "refused: a TEE region on x86" 2 "$QOSIM" run "$TMP/bad.yaml"
 has "message: no C bit" "$TMP/err" 'tasks\[0\].tee: intel-xeon has no C bit'
-printf 'platform: riscv-soc\nduration: 1ms\ntasks:\n  - {name: t, cpu: 0, tee: {base: 0x7fffffffffff, size: 4K}, workload: {pattern: seq}}\n' >"$TMP/bad.yaml"
+printf 'platform: riscv-soc\nduration: 1ms\ntasks:\n  - {name: t, cpu: 0, tee: true, workload: {pattern: seq}}\n' >"$TMP/bad.yaml"
+expect "refused: a TEE region on CBQRI 1.0" 2 "$QOSIM" run "$TMP/bad.yaml"
+has "message: 1.0 has no C bit" "$TMP/err" 'tasks\[0\].tee: riscv-soc has no C bit: CBQRI 1.0 dropped'
+printf 'platform: riscv-soc-draft\nduration: 1ms\ntasks:\n  - {name: t, cpu: 0, tee: {base: 0x7fffffffffff, size: 4K}, workload: {pattern: seq}}\n' >"$TMP/bad.yaml"
 expect "refused: a TEE region past the task's space" 2 "$QOSIM" run "$TMP/bad.yaml"
 has "message: past the top" "$TMP/err" 'tasks\[0\].tee: the region passes the top of the task'
 printf 'platform: intel-xeon\nduration: 1ms\ntasks:\n  - {name: t, cpu: 0, class: 1, workload: {pattern: seq}}\nqos: {}\n' >"$TMP/bad.yaml"

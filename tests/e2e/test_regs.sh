@@ -26,7 +26,7 @@ golden intel-topology
 golden amd-topology --platform amd-epyc
 golden cbqri-capacity --platform riscv-soc
 golden cbqri-bandwidth --platform riscv-soc
-golden cbqri-privilege --platform riscv-soc
+golden cbqri-privilege --platform riscv-soc-draft
 golden cbqri-busy --platform riscv-soc
 golden cbqri-monitor --scenario "$TOP/examples/regs/cbqri-tasks.yaml"
 golden cbqri-groups --scenario "$TOP/examples/regs/cbqri-groups.yaml"

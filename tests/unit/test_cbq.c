@@ -72,17 +72,19 @@ static enum hw_fault sh_write(void *ctx, unsigned hart, enum cbqri_mode md, uint
     return S.in.mmio_write(S.in.ctx, hart, md, a, size, v);
 }
 
-static enum hw_fault sh_csr_read(void *ctx, unsigned hart, enum cbqri_mode md, uint32_t *v)
+static enum hw_fault sh_csr_read(void *ctx, unsigned hart, enum cbqri_mode md, unsigned csr,
+                                 uint64_t *v)
 {
     (void)ctx;
-    return S.in.csr_read(S.in.ctx, hart, md, v);
+    return S.in.csr_read(S.in.ctx, hart, md, csr, v);
 }
 
-static enum hw_fault sh_csr_write(void *ctx, unsigned hart, enum cbqri_mode md, uint32_t v)
+static enum hw_fault sh_csr_write(void *ctx, unsigned hart, enum cbqri_mode md, unsigned csr,
+                                  uint64_t v)
 {
     (void)ctx;
     S.csr_writes++;
-    return S.in.csr_write(S.in.ctx, hart, md, v);
+    return S.in.csr_write(S.in.ctx, hart, md, csr, v);
 }
 
 static const struct cbqri_regif SHIM = {NULL, sh_read, sh_write, sh_csr_read, sh_csr_write};
@@ -109,13 +111,15 @@ static unsigned descs(struct cbq_desc *out, unsigned width)
     for (unsigned k = 0; k < p->n_cbqri_cap; k++)
         for (unsigned i = 0; i < M.ncache[p->cbqri_cap[k].level]; i++)
             out[n++] =
-                (struct cbq_desc){CBQRI_CAPACITY, p->cbqri_cap[k].base + i * CBQRI_WINDOW, 0};
+                (struct cbq_desc){CBQRI_CAPACITY, p->cbqri_cap[k].base + i * CBQRI_WINDOW, 0,
+                                  CBQRI_VER};
     for (unsigned k = 0; k < p->n_cbqri_bw; k++)
         for (unsigned i = 0; i < p->nnodes; i++)
             out[n++] = (struct cbq_desc){CBQRI_BANDWIDTH, p->cbqri_bw[k].base + i * CBQRI_WINDOW,
                                          width               ? width
                                          : p->mon.width < 62 ? p->mon.width
-                                                             : 62};
+                                                             : 62,
+                                         CBQRI_VER};
     return n;
 }
 
@@ -168,7 +172,7 @@ static void boot_tiny(const char *events)
 static int setup_soc(void **state)
 {
     (void)state;
-    boot("riscv-soc");
+    boot("riscv-soc-draft");
     return 0;
 }
 
@@ -799,9 +803,9 @@ static void test_secure_needs_tsm(void **state)
 static void test_assoc(void **state)
 {
     (void)state;
-    uint32_t v = 0;
+    uint64_t v = 0;
     OK(cbq_assoc(&D, 3, 5, 33, &E));
-    assert_int_equal(cbqri_csr_read(&Q, 3, CBQRI_S, &v), HW_OK);
+    assert_int_equal(cbqri_csr_read(&Q, 3, CBQRI_S, CBQRI_CSR_SQOSCFG, &v), HW_OK);
     IS(v, 0x00210005);
     IS(M.cpu[3].cls, 5);
     IS(M.cpu[3].tag, 33);
@@ -916,17 +920,19 @@ static enum hw_fault fk_write(void *ctx, unsigned hart, enum cbqri_mode md, uint
     return HW_OK;
 }
 
-static enum hw_fault fk_csr_read(void *ctx, unsigned hart, enum cbqri_mode md, uint32_t *v)
+static enum hw_fault fk_csr_read(void *ctx, unsigned hart, enum cbqri_mode md, unsigned csr,
+                                 uint64_t *v)
 {
-    (void)ctx, (void)hart, (void)md;
+    (void)ctx, (void)hart, (void)md, (void)csr;
     *v = F.csr;
     return HW_OK;
 }
 
-static enum hw_fault fk_csr_write(void *ctx, unsigned hart, enum cbqri_mode md, uint32_t v)
+static enum hw_fault fk_csr_write(void *ctx, unsigned hart, enum cbqri_mode md, unsigned csr,
+                                  uint64_t v)
 {
-    (void)ctx, (void)hart, (void)md;
-    F.csr = v & F.csr_keep;
+    (void)ctx, (void)hart, (void)md, (void)csr;
+    F.csr = (uint32_t)(v & F.csr_keep);
     return HW_OK;
 }
 
@@ -934,7 +940,7 @@ static const struct cbqri_regif FAKE = {NULL, fk_read, fk_write, fk_csr_read, fk
 
 static int fake_up(struct cbq *d, unsigned width)
 {
-    struct cbq_desc desc = {F.kind, FAKE_BASE, width};
+    struct cbq_desc desc = {F.kind, FAKE_BASE, width, 0};
     memset(&E, 0, sizeof E);
     return cbq_init(d, &FAKE, 0, CBQRI_S, 0, &desc, 1, &E);
 }
@@ -1048,8 +1054,9 @@ static void test_fake_discovery(void **state)
     cbq_free(&d);
     /* Versions this driver does not know. */
     fake(CBQRI_CAPACITY);
-    F.cap = 0x01000810;
-    FAILS(fake_up(&d, 0), -QOSIM_EUNSUP, "cc_capabilities.VER 0x10 (version 1.0)", "0.1 draft");
+    F.cap = 0x01000820;
+    FAILS(fake_up(&d, 0), -QOSIM_EUNSUP, "cc_capabilities.VER 0x20 (version 2.0)", "2023 draft",
+          "1.0 (VER 0x10)");
     IS(d.ctl == NULL, 1);
     F.cap = 0;
     FAILS(fake_up(&d, 0), -QOSIM_EUNSUP, "VER 0x00");

@@ -99,7 +99,7 @@ static void boot_tiny(unsigned width, const char *sample)
 static int setup_soc(void **state)
 {
     (void)state;
-    boot("riscv-soc");
+    boot("riscv-soc-draft");
     return 0;
 }
 
@@ -270,7 +270,7 @@ static uint64_t addr(unsigned task, uint64_t line)
 static void run_as(unsigned hart, int task, unsigned rcid, unsigned mcid)
 {
     mach_set_assoc(&M, hart, task, M.cpu[hart].cls, M.cpu[hart].tag);
-    assert_int_equal(cbqri_csr_write(&Q, hart, CBQRI_S, (uint32_t)(mcid << 16 | rcid)), HW_OK);
+    assert_int_equal(cbqri_csr_write(&Q, hart, CBQRI_S, CBQRI_CSR_SQOSCFG, (uint64_t)(mcid << 16 | rcid)), HW_OK);
 }
 
 static void access_n(unsigned hart, unsigned kind, unsigned task, uint64_t first, uint64_t n)
@@ -308,7 +308,7 @@ struct snap {
     uint64_t reg[16][2][4];
     uint8_t have[16][2][5];
     uint64_t limit[16][2][64];
-    uint32_t csr[16];
+    uint64_t csr[16];
 };
 
 static void take(struct snap *s)
@@ -324,7 +324,7 @@ static void take(struct snap *s)
             unsigned n = Q.ctl[i].pc->rcids * Q.ctl[i].nat;
             memcpy(s->limit[i][w], x->limit, (n < 64 ? n : 64) * sizeof *x->limit);
         }
-    memcpy(s->csr, Q.sqoscfg, (M.ncpu < 16 ? M.ncpu : 16) * sizeof *Q.sqoscfg);
+    memcpy(s->csr, Q.csr, (M.ncpu < 16 ? M.ncpu : 16) * sizeof *Q.csr);
 }
 
 static void same_state(const struct snap *before, int line)
@@ -394,8 +394,8 @@ static void test_reset_values_soc(void **state)
         IS(M.bw[0].set[r].weight, 1);
     }
     for (unsigned h = 0; h < 16; h++) {
-        uint32_t v = 1;
-        assert_int_equal(cbqri_csr_read(&Q, h, CBQRI_S, &v), HW_OK);
+        uint64_t v = 1;
+        assert_int_equal(cbqri_csr_read(&Q, h, CBQRI_S, CBQRI_CSR_SQOSCFG, &v), HW_OK);
         IS(v, 0);
         IS(M.cpu[h].cls, 0);
         IS(M.cpu[h].tag, 0);
@@ -422,7 +422,7 @@ static void test_reset_after_writes(void **state)
     IS(M.bw[0].set[0].weight, 1);
     IS(READ_LIMIT(T_BW, 0, 0), bw_v(12, 1, 0, 0));
     IS(READ_LIMIT(T_L3, 2, 1), 0xff);
-    IS(Q.sqoscfg[1], 0);
+    IS(Q.csr[1], 0);
     IS(M.cpu[1].cls, 0);
     IS(M.cpu[1].tag, 0);
     IS(COUNTER(T_L3, 3), 0); /* stopped at 0 */
@@ -740,35 +740,35 @@ static void test_privilege(void **state)
 static void test_sqoscfg(void **state)
 {
     (void)state;
-    uint32_t v;
+    uint64_t v;
     /* riscv-soc: 16 RCIDs (4 bits), 64 MCIDs (6 bits); WPRI reads 0. */
-    IS(cbqri_csr_write(&Q, 3, CBQRI_S, 0xffffffff), HW_OK);
-    IS(cbqri_csr_read(&Q, 3, CBQRI_S, &v), HW_OK);
+    IS(cbqri_csr_write(&Q, 3, CBQRI_S, CBQRI_CSR_SQOSCFG, 0xffffffff), HW_OK);
+    IS(cbqri_csr_read(&Q, 3, CBQRI_S, CBQRI_CSR_SQOSCFG, &v), HW_OK);
     IS(v, 0x003f000f);
     IS(M.cpu[3].cls, 15);
     IS(M.cpu[3].tag, 63);
-    IS(cbqri_csr_write(&Q, 3, CBQRI_M, 0x00250007), HW_OK);
-    IS(cbqri_csr_read(&Q, 3, CBQRI_SECURE_M, &v), HW_OK);
+    IS(cbqri_csr_write(&Q, 3, CBQRI_M, CBQRI_CSR_SQOSCFG, 0x00250007), HW_OK);
+    IS(cbqri_csr_read(&Q, 3, CBQRI_SECURE_M, CBQRI_CSR_SQOSCFG, &v), HW_OK);
     IS(v, 0x00250007);
     IS(M.cpu[3].cls, 7);
     IS(M.cpu[3].tag, 0x25);
-    IS(cbqri_csr_write(&Q, 3, CBQRI_S, 0x0fff1234), HW_OK); /* RCID 4, MCID 0x3f */
-    IS(Q.sqoscfg[3], 0x003f0004);
+    IS(cbqri_csr_write(&Q, 3, CBQRI_S, CBQRI_CSR_SQOSCFG, 0x0fff1234), HW_OK); /* RCID 4, MCID 0x3f */
+    IS(Q.csr[3], 0x003f0004);
     /* Per hart. */
-    IS(cbqri_csr_read(&Q, 2, CBQRI_S, &v), HW_OK);
+    IS(cbqri_csr_read(&Q, 2, CBQRI_S, CBQRI_CSR_SQOSCFG, &v), HW_OK);
     IS(v, 0);
     IS(M.cpu[2].cls, 0);
     /* U: illegal instruction; V=1: virtual instruction; nothing changes. */
     v = 7;
-    IS(cbqri_csr_read(&Q, 3, CBQRI_U, &v), HW_ILLEGAL);
+    IS(cbqri_csr_read(&Q, 3, CBQRI_U, CBQRI_CSR_SQOSCFG, &v), HW_ILLEGAL);
     IS(v, 0);
-    IS(cbqri_csr_write(&Q, 3, CBQRI_U, 1), HW_ILLEGAL);
-    IS(cbqri_csr_read(&Q, 3, CBQRI_VS, &v), HW_VIRTUAL);
-    IS(cbqri_csr_write(&Q, 3, CBQRI_VS, 1), HW_VIRTUAL);
-    IS(cbqri_csr_read(&Q, 3, CBQRI_VU, &v), HW_VIRTUAL);
-    IS(cbqri_csr_write(&Q, 3, CBQRI_VU, 1), HW_VIRTUAL);
-    IS(cbqri_csr_write(&Q, 16, CBQRI_S, 1), HW_ILLEGAL); /* no hart 16 */
-    IS(Q.sqoscfg[3], 0x003f0004);
+    IS(cbqri_csr_write(&Q, 3, CBQRI_U, CBQRI_CSR_SQOSCFG, 1), HW_ILLEGAL);
+    IS(cbqri_csr_read(&Q, 3, CBQRI_VS, CBQRI_CSR_SQOSCFG, &v), HW_VIRTUAL);
+    IS(cbqri_csr_write(&Q, 3, CBQRI_VS, CBQRI_CSR_SQOSCFG, 1), HW_VIRTUAL);
+    IS(cbqri_csr_read(&Q, 3, CBQRI_VU, CBQRI_CSR_SQOSCFG, &v), HW_VIRTUAL);
+    IS(cbqri_csr_write(&Q, 3, CBQRI_VU, CBQRI_CSR_SQOSCFG, 1), HW_VIRTUAL);
+    IS(cbqri_csr_write(&Q, 16, CBQRI_S, CBQRI_CSR_SQOSCFG, 1), HW_ILLEGAL); /* no hart 16 */
+    IS(Q.csr[3], 0x003f0004);
     IS(M.cpu[3].cls, 4);
     IS(M.cpu[3].tag, 63);
 }
@@ -1256,13 +1256,13 @@ static void test_regif(void **state)
     struct cbqri_regif r;
     cbqri_regif(&Q, &r);
     uint64_t v = 0;
-    uint32_t c = 1;
+    uint64_t c = 1;
     IS(r.mmio_read(r.ctx, 1, CBQRI_S, SOC_BW, 8, &v), HW_OK);
     IS(v, 0xe000010001ull);
     IS(r.mmio_write(r.ctx, 1, CBQRI_U, SOC_BW + 24, 8, 1), HW_ACCESS_FAULT);
-    IS(r.csr_write(r.ctx, 1, CBQRI_S, 0x20003), HW_OK);
-    IS(r.csr_read(r.ctx, 1, CBQRI_VS, &c), HW_VIRTUAL);
-    IS(r.csr_read(r.ctx, 1, CBQRI_S, &c), HW_OK);
+    IS(r.csr_write(r.ctx, 1, CBQRI_S, CBQRI_CSR_SQOSCFG, 0x20003), HW_OK);
+    IS(r.csr_read(r.ctx, 1, CBQRI_VS, CBQRI_CSR_SQOSCFG, &c), HW_VIRTUAL);
+    IS(r.csr_read(r.ctx, 1, CBQRI_S, CBQRI_CSR_SQOSCFG, &c), HW_OK);
     IS(c, 0x20003);
 }
 

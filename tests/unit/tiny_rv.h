@@ -4,7 +4,9 @@
  * FRCID); L3 16 KiB 8 ways (32 sets, one way per block, code and data
  * apart; NCBLKS 8, no FRCID); memory NBWBLKS 16, MRBWB 12; 4 RCIDs,
  * 8 MCIDs; LRU everywhere. Controllers at 0x10000000 (L2), 0x10010000 (L3),
- * 0x10020000 (memory). */
+ * 0x10020000 (memory). In the 2023 draft's text (tiny_rv_plat) or CBQRI
+ * 1.0's, with or without Smstateen, RCID-prefixed MCIDs and CUNITS
+ * (tiny_rv_plat_opt). */
 #ifndef QOSIM_TESTS_TINY_RV_H
 #define QOSIM_TESTS_TINY_RV_H
 
@@ -14,17 +16,38 @@
 #include <stdio.h>
 #include <string.h>
 
+/* What differs between the texts (docs/cbqri-versions.md). */
+struct tiny_rv_opt {
+    int v10;       /* CBQRI 1.0 (else the 2023 draft) */
+    int smstateen; /* 1.0: harts have mstateen0 */
+    unsigned xlen; /* 1.0: 32 or 64 (0: 64) */
+    int prefix;    /* 1.0: qos.cbqri.mcid_prefix P, or -1 for direct MCIDs */
+    int cunits;    /* 1.0: both capacity controllers have CUNITS */
+};
+
 /* Loads it with the given monitoring events ("occupancy: true, total:
- * true"), bandwidth counter width and sampling ("1", "0.5"). */
-static inline int tiny_rv_plat(struct plat *p, unsigned width, const char *sample,
-                               const char *events, struct err *e)
+ * true"), bandwidth counter width and sampling ("1", "0.5"), in the text
+ * o says (NULL: the 2023 draft). */
+static inline int tiny_rv_plat_opt(struct plat *p, unsigned width, const char *sample,
+                                   const char *events, const struct tiny_rv_opt *o,
+                                   struct err *e)
 {
-    char text[2048];
+    char text[2560], core[96] = "", spec[96] = "    spec: draft-2023\n";
+    const char *cu = "";
+    if (o && o->v10) {
+        snprintf(core, sizeof core, ", xlen: %u, smstateen: %s", o->xlen ? o->xlen : 64,
+                 o->smstateen ? "true" : "false");
+        if (o->prefix >= 0)
+            snprintf(spec, sizeof spec, "    spec: \"1.0\"\n    mcid_prefix: %d\n", o->prefix);
+        else
+            snprintf(spec, sizeof spec, "    spec: \"1.0\"\n");
+        cu = o->cunits ? ", cunits: true" : "";
+    }
     snprintf(text, sizeof text,
              "name: tiny-rv\n"
              "vendor: riscv\n"
              "topology: {sockets: 1, nodes: 1, domains: 1, modules: 2, cores: 2, threads: 1}\n"
-             "core: {frequency: 1GHz, cpi: 1, mlp: 1, link: 32}\n"
+             "core: {frequency: 1GHz, cpi: 1, mlp: 1, link: 32%s}\n"
              "caches:\n"
              "  L1I: {size: 1K, ways: 2, latency: 2}\n"
              "  L1D: {size: 1K, ways: 2, latency: 2}\n"
@@ -37,13 +60,14 @@ static inline int tiny_rv_plat(struct plat *p, unsigned width, const char *sampl
              "  monitoring: {ids: 8, %s, width: %u, scale: 1, sample: %s}\n"
              "  bandwidth: {kind: share, classes: 4, blocks: 16, mrbwb: 12, window: 1us}\n"
              "  cbqri:\n"
+             "%s"
              "    capacity:\n"
-             "      - {at: L2, base: 0x10000000, rcids: 4, mcids: 8, blocks: 4, frcid: true}\n"
-             "      - {at: L3, base: 0x10010000, rcids: 4, mcids: 8, blocks: 8}\n"
+             "      - {at: L2, base: 0x10000000, rcids: 4, mcids: 8, blocks: 4, frcid: true%s}\n"
+             "      - {at: L3, base: 0x10010000, rcids: 4, mcids: 8, blocks: 8%s}\n"
              "    bandwidth:\n"
              "      - {at: memory, base: 0x10020000, rcids: 4, mcids: 8, blocks: 16,"
              " mrbwb: 12}\n",
-             events, width, sample);
+             core, events, width, sample, spec, cu, cu);
     struct conf c;
     int rc = conf_load_mem(&c, "tiny-rv.yaml", text, strlen(text), e);
     if (rc)
@@ -51,6 +75,13 @@ static inline int tiny_rv_plat(struct plat *p, unsigned width, const char *sampl
     rc = plat_from_conf(p, &c, e);
     conf_free(&c);
     return rc;
+}
+
+/* The 2023 draft's tiny-rv. */
+static inline int tiny_rv_plat(struct plat *p, unsigned width, const char *sample,
+                               const char *events, struct err *e)
+{
+    return tiny_rv_plat_opt(p, width, sample, events, NULL, e);
 }
 
 #endif

@@ -9,6 +9,7 @@
 const char *const plat_level_name[PLAT_NLEVEL] = {"L1I", "L1D", "L2", "L3"};
 const char *const plat_scope_name[PLAT_NSCOPE] = {"core", "module", "domain"};
 const char *const plat_vendor_name[PLAT_NVENDOR] = {"intel", "amd", "riscv"};
+const char *const plat_cbqri_spec_name[2] = {"1.0", "draft-2023"};
 static const char *const incl_names[] = {"nine", "inclusive"};
 static const char *const ctl_level_names[] = {"L2", "L3", "memory"};
 
@@ -132,10 +133,11 @@ static int load_core(struct plat *p, struct conf *c, struct conf_node *root, str
     struct plat_core *o = &p->core;
     o->mlp = 1;
     o->link = 64;
+    uint64_t xlen = 64;
     int rc = conf_expect(c, n, CONF_MAP, e);
     if (!rc)
         rc = conf_keys(c, n, e, "frequency", "cpi", "mlp", "link", "family", "model", "stepping",
-                       NULL);
+                       "xlen", "smstateen", NULL);
     if (!rc)
         rc = conf_freq(c, n, "frequency", CONF_REQ, 1e6, 100e9, &o->freq, e);
     if (!rc)
@@ -146,6 +148,14 @@ static int load_core(struct plat *p, struct conf *c, struct conf_node *root, str
         rc = conf_f64(c, n, "link", CONF_OPT, 1, 4096, &o->link, e);
     if (!rc)
         rc = load_signature(p, c, n, e);
+    if (!rc)
+        rc = conf_u64(c, n, "xlen", CONF_OPT, 32, 64, &xlen, e);
+    if (!rc && xlen != 32 && xlen != 64)
+        rc = conf_error(c, conf_get(n, "xlen"), e, "%llu: SXLEN is 32 or 64",
+                        (unsigned long long)xlen);
+    if (!rc)
+        rc = conf_bool(c, n, "smstateen", CONF_OPT, &o->smstateen, e);
+    o->xlen = (unsigned)xlen;
     return rc;
 }
 
@@ -427,12 +437,14 @@ static int load_cbqri_list(struct plat *p, struct conf *c, struct conf_node *cb,
         struct conf_node *m = &n->kids[i];
         struct plat_cbqri_ctl *o = bw ? &p->cbqri_bw[i] : &p->cbqri_cap[i];
         uint64_t base = 0, rcids = 0, mcids = 0, blocks = 0, mrbwb = 0;
+        uint64_t stride = PLAT_CBQRI_STRIDE;
         unsigned at = 0;
         rc = conf_expect(c, m, CONF_MAP, e);
-        /* Both kinds' keys; frcid on bandwidth, mrbwb on capacity stay unread. */
+        /* Both kinds' keys; frcid and cunits on bandwidth, mrbwb on capacity
+         * are refused below. */
         if (!rc)
-            rc = conf_keys(c, m, e, "at", "base", "rcids", "mcids", "blocks", "mrbwb", "frcid",
-                           NULL);
+            rc = conf_keys(c, m, e, "at", "base", "stride", "rcids", "mcids", "blocks", "mrbwb",
+                           "frcid", "cunits", NULL);
         if (!rc)
             rc = conf_enum(c, m, "at", CONF_REQ, ctl_level_names, 3, &at, e);
         if (!rc)
@@ -447,14 +459,22 @@ static int load_cbqri_list(struct plat *p, struct conf *c, struct conf_node *cb,
             mrbwb = blocks;
             rc = conf_u64(c, m, "mrbwb", CONF_OPT, 1, blocks, &mrbwb, e);
         }
+        if (!rc)
+            rc = conf_u64(c, m, "stride", CONF_OPT, 8, 1ull << 32, &stride, e);
         if (!rc && !bw)
             rc = conf_bool(c, m, "frcid", CONF_OPT, &o->frcid, e);
+        if (!rc && !bw)
+            rc = conf_bool(c, m, "cunits", CONF_OPT, &o->cunits, e);
         if (rc)
             return rc;
-        if (base & 0xfff)
-            return conf_error(c, conf_get(m, "base"), e,
-                              "0x%llx is not 4 KiB aligned (CBQRI controllers are)",
-                              (unsigned long long)base);
+        static const char *const cap_only[] = {"frcid", "cunits"};
+        for (unsigned k = 0; k < 2; k++)
+            if (bw && conf_get(m, cap_only[k]))
+                return conf_error(c, conf_get(m, cap_only[k]), e,
+                                  "%s is a capacity controller's capability", cap_only[k]);
+        if (!bw && conf_get(m, "mrbwb"))
+            return conf_error(c, conf_get(m, "mrbwb"), e,
+                              "mrbwb is a bandwidth controller's capability");
         if (bw ? at != 2 : at == 2)
             return conf_error(c, conf_get(m, "at"), e, "a %s controller cannot sit at %s",
                               bw ? "bandwidth" : "capacity", ctl_level_names[at]);
@@ -463,6 +483,7 @@ static int load_cbqri_list(struct plat *p, struct conf *c, struct conf_node *cb,
             return conf_error(c, conf_get(m, "at"), e, "the profile has no %s",
                               ctl_level_names[at]);
         o->base = base;
+        o->stride = stride;
         o->rcids = (unsigned)rcids;
         o->mcids = (unsigned)mcids;
         o->blocks = (unsigned)blocks;
@@ -522,7 +543,18 @@ static int load_qos(struct plat *p, struct conf *c, struct conf_node *root, stru
     if (!rc && cb)
         rc = conf_expect(c, cb, CONF_MAP, e);
     if (!rc && cb)
-        rc = conf_keys(c, cb, e, "capacity", "bandwidth", "busy_cycles", "access_cycles", NULL);
+        rc = conf_keys(c, cb, e, "spec", "mcid_prefix", "capacity", "bandwidth", "busy_cycles",
+                       "access_cycles", NULL);
+    /* The ratified text unless the profile names the 2023 draft. */
+    unsigned spec = PLAT_CBQRI_1_0;
+    uint64_t prefix = 0;
+    if (!rc && cb)
+        rc = conf_enum(c, cb, "spec", CONF_OPT, plat_cbqri_spec_name, 2, &spec, e);
+    if (!rc && cb && conf_get(cb, "mcid_prefix"))
+        rc = conf_u64(c, cb, "mcid_prefix", CONF_REQ, 0, 12, &prefix, e); /* P: 0..12 */
+    p->cbqri_spec = (enum plat_cbqri_spec)spec;
+    p->cbqri_rpfx = cb && conf_get(cb, "mcid_prefix") != NULL;
+    p->cbqri_p = (unsigned)prefix;
     if (!rc && cb)
         rc = load_cbqri_list(p, c, cb, "capacity", 0, e);
     if (!rc && cb)
@@ -591,6 +623,10 @@ static int check_vendor(struct plat *p, struct conf *c, struct err *e)
         return conf_error(c, at(c, "qos.bandwidth.min_max"), e,
                           "IA32_MBA_CFG is Intel's; this is an %s profile",
                           plat_vendor_name[p->vendor]);
+    if (x86 && (at(c, "core.xlen") != c->root || at(c, "core.smstateen") != c->root))
+        return conf_error(c, at(c, at(c, "core.xlen") != c->root ? "core.xlen" : "core.smstateen"),
+                          e, "SXLEN and Smstateen are RISC-V's; this is an %s profile",
+                          plat_vendor_name[p->vendor]);
     static const char *const sig[] = {"core.family", "core.model", "core.stepping"};
     for (unsigned i = 0; i < 3 && !x86; i++)
         if (at(c, sig[i]) != c->root)
@@ -639,6 +675,39 @@ static int check_vendor(struct plat *p, struct conf *c, struct err *e)
     return 0;
 }
 
+/* Where a controller's instances sit. The draft places each register
+ * block at a 4 KiB-aligned range a multiple of 4 KiB long (ch. 1); 1.0
+ * asks only for an 8-byte aligned start (qos_intro), so instances may be
+ * packed as tightly as their registers: capacity 48 bytes with cc_cunits
+ * (offset 32 + BMW/8, NCBLKS <= 64 here), bandwidth 40. In RCID-prefixed
+ * mode every effective MCID, RCID << P | (MCID & (2^P - 1)), must name a
+ * counter the controller has. */
+static int check_place(const struct plat *p, struct conf *c, const struct plat_cbqri_ctl *k,
+                       int bw, unsigned i, struct err *e)
+{
+    int draft = p->cbqri_spec == PLAT_CBQRI_DRAFT;
+    uint64_t align = draft ? 4096 : 8, regs = draft ? 4096 : bw ? 40 : 48;
+    if (k->base % align)
+        return conf_error(c, ctl_node(c, bw, i, "base"), e,
+                          "0x%llx is not %s aligned (CBQRI %s register blocks are)",
+                          (unsigned long long)k->base, draft ? "4 KiB" : "8-byte",
+                          plat_cbqri_spec_name[p->cbqri_spec]);
+    if (k->stride % align || k->stride < regs)
+        return conf_error(c, ctl_node(c, bw, i, "stride"), e,
+                          "%llu: instances are %s (CBQRI %s)", (unsigned long long)k->stride,
+                          draft ? "a multiple of 4 KiB apart"
+                                : bw ? "at least 40 bytes apart, a multiple of 8"
+                                     : "at least 48 bytes apart, a multiple of 8",
+                          plat_cbqri_spec_name[p->cbqri_spec]);
+    if (p->cbqri_rpfx && ((uint64_t)k->rcids << p->cbqri_p) > k->mcids)
+        return conf_error(c, at(c, "qos.cbqri.mcid_prefix"), e,
+                          "P %u: %u RCIDs << %u name effective MCIDs up to %llu, but the "
+                          "controller has %u MCIDs",
+                          p->cbqri_p, k->rcids, p->cbqri_p,
+                          ((unsigned long long)k->rcids << p->cbqri_p) - 1, k->mcids);
+    return 0;
+}
+
 /* On RISC-V the QoS resources are the CBQRI controllers: each level with
  * allocation control has a capacity controller whose sizes are the level's,
  * memory bandwidth control is the bandwidth controller's, and no two
@@ -647,6 +716,13 @@ static int check_cbqri(struct plat *p, struct conf *c, struct err *e)
 {
     if (p->vendor != PLAT_RISCV)
         return 0;
+    if (p->cbqri_spec == PLAT_CBQRI_DRAFT && at(c, "qos.cbqri.mcid_prefix") != c->root)
+        return conf_error(c, at(c, "qos.cbqri.mcid_prefix"), e,
+                          "RCID-prefixed MCIDs are CBQRI 1.0's; the 2023 draft has none");
+    if (p->core.smstateen && p->cbqri_spec == PLAT_CBQRI_DRAFT)
+        return conf_error(c, at(c, "core.smstateen"), e,
+                          "mstateen0 bit 55 gates Ssqosid's srmcfg (CBQRI 1.0); the 2023 draft's "
+                          "sqoscfg has no such control");
     struct span {
         uint64_t lo, hi;
         int bw;
@@ -672,7 +748,15 @@ static int check_cbqri(struct plat *p, struct conf *c, struct err *e)
         if (k->mcids != p->mon.tags)
             return conf_error(c, ctl_node(c, 0, i, "mcids"), e,
                               "%u MCIDs, but qos.monitoring has %u ids", k->mcids, p->mon.tags);
-        s[ns++] = (struct span){k->base, k->base + 4096ull * plat_cache_count(p, k->level), 0, i};
+        if (k->cunits && p->cbqri_spec != PLAT_CBQRI_1_0)
+            return conf_error(c, ctl_node(c, 0, i, "cunits"), e,
+                              "cc_cunits is CBQRI 1.0's; the 2023 draft has no capacity-unit "
+                              "limits");
+        int rc = check_place(p, c, k, 0, i, e);
+        if (rc)
+            return rc;
+        s[ns++] = (struct span){k->base, k->base + k->stride * plat_cache_count(p, k->level), 0,
+                                i};
     }
     for (int l = PLAT_L2; l < PLAT_NLEVEL; l++) {
         unsigned i = 0;
@@ -700,7 +784,10 @@ static int check_cbqri(struct plat *p, struct conf *c, struct err *e)
         if (k->mcids != p->mon.tags)
             return conf_error(c, ctl_node(c, 1, 0, "mcids"), e,
                               "%u MCIDs, but qos.monitoring has %u ids", k->mcids, p->mon.tags);
-        s[ns++] = (struct span){k->base, k->base + 4096ull * p->nnodes, 1, 0};
+        int rc = check_place(p, c, k, 1, 0, e);
+        if (rc)
+            return rc;
+        s[ns++] = (struct span){k->base, k->base + k->stride * p->nnodes, 1, 0};
     } else if (p->bw.kind != BW_NONE) {
         return conf_error(c, at(c, "qos.bandwidth.kind"), e,
                           "no CBQRI bandwidth controller at memory controls this");

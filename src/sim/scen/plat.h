@@ -62,6 +62,11 @@ struct plat_core {
      * software displays them, before the SDM's encoding splits them into
      * base and extended fields; 0 on RISC-V. */
     unsigned family, model, stepping;
+    /* RISC-V harts: SXLEN (32 or 64; srmcfg is SXLEN bits wide, Ssqosid
+     * ch. 2) and whether Smstateen is implemented (mstateen0 bit 55 then
+     * gates srmcfg below M-mode). 64 and no on x86. */
+    unsigned xlen;
+    int smstateen;
 };
 
 /* The signature a profile's CPUs report when core: names none (profiles.md):
@@ -109,16 +114,23 @@ struct plat_bw {
 };
 
 /* A CBQRI controller's place and size. */
-#define PLAT_CBQRI_BUSY   64 /* default qos.cbqri.busy_cycles */
-#define PLAT_CBQRI_ACCESS 16 /* default qos.cbqri.access_cycles */
+#define PLAT_CBQRI_BUSY   64   /* default qos.cbqri.busy_cycles */
+#define PLAT_CBQRI_ACCESS 16   /* default qos.cbqri.access_cycles */
+#define PLAT_CBQRI_STRIDE 4096 /* default distance between a controller's instances */
+
+/* Which CBQRI text the controllers and harts follow (qos.cbqri.spec). */
+enum plat_cbqri_spec { PLAT_CBQRI_1_0, PLAT_CBQRI_DRAFT };
+extern const char *const plat_cbqri_spec_name[2]; /* "1.0", "draft-2023" */
 
 struct plat_cbqri_ctl {
     enum plat_level level; /* capacity: PLAT_L2 or PLAT_L3; bandwidth: PLAT_NLEVEL = memory */
-    uint64_t base;         /* MMIO base of instance 0; instance i at base + i * 4096 */
+    uint64_t base;         /* MMIO base of instance 0; instance i at base + i * stride */
+    uint64_t stride;       /* 4 KiB multiples (draft ch. 1); 1.0: 8-byte multiples */
     unsigned rcids, mcids;
     unsigned blocks; /* NCBLKS or NBWBLKS */
     unsigned mrbwb;  /* bandwidth: MRBWB */
     int frcid;       /* capacity: FLUSH_RCID supported */
+    int cunits;      /* capacity, 1.0: cc_cunits limits supported (CUNITS) */
 };
 
 struct plat_lwp {
@@ -142,6 +154,9 @@ struct plat {
     struct plat_cbqri_ctl cbqri_cap[PLAT_MAX_CTLS], cbqri_bw[PLAT_MAX_CTLS];
     unsigned n_cbqri_cap, n_cbqri_bw;
     unsigned cbqri_busy, cbqri_access; /* cycles an operation keeps BUSY; an MMIO access costs */
+    enum plat_cbqri_spec cbqri_spec;
+    int cbqri_rpfx;        /* 1.0: every controller in RCID-prefixed mode (RPFX 1) */
+    unsigned cbqri_p;      /* its P: MCID bits kept under the RCID prefix (0..12) */
     struct plat_lwp lwp;
     /* Derived. */
     unsigned ncpus, ncores, nmodules, ndomains, nnodes;

@@ -208,6 +208,11 @@ static int load_tee(const struct scen *s, struct conf *c, struct conf_node *m, s
                           "%s has no C bit: only platforms with CBQRI controllers tell "
                           "confidential requests apart",
                           p->name);
+    if (p->cbqri_spec != PLAT_CBQRI_DRAFT)
+        return conf_error(c, n, e,
+                          "%s has no C bit: CBQRI 1.0 dropped the 2023 draft's confidential "
+                          "requests and secure register windows (a draft-2023 profile has them)",
+                          p->name);
     const uint64_t space = 1ull << MACH_VA_BITS;
     if (n->type != CONF_MAP) {
         int on = 0, rc = conf_bool(c, m, "tee", CONF_REQ, &on, e);
