@@ -203,6 +203,7 @@ void mach_free(struct mach *m)
             free(x->occ_samp);
             free(x->occ_task);
             free(x->above);
+            free(x->cu);
         }
         free(m->cache[l]);
         m->cache[l] = NULL;
@@ -435,6 +436,106 @@ uint64_t mach_valid_lines(const struct mach *m, enum plat_level l, unsigned inst
     return n;
 }
 
+/* ---- capacity-unit limits (CBQRI 1.0 cc_cunits) ---- */
+
+/* Limits and counts per (world, class): lines[k * 2 + type] held, lim[k * 3
+ * + j] as set (j: data, code, either; 0: none) and cap[k * 3 + j], what a
+ * fill compares the counts with (UINT64_MAX: none), k = world * nclass +
+ * class. One allocation, freed when the last limit goes. */
+struct mach_cunits {
+    unsigned nlim; /* limits set */
+    uint64_t *lines, *lim, *cap;
+    uint64_t a[];
+};
+
+/* Where a line of owner `owner` counts: (world * nclass + class) * 2 + type. */
+static inline unsigned cu_key(const struct mach *m, const struct mach_cache *x, uint16_t owner)
+{
+    const struct mach_owner *o = &m->owners[owner];
+    unsigned k = o->cls < x->nclass ? o->cls : 0; /* a class it lacks uses its class 0 */
+    return ((o->sub >> 1) * x->nclass + k) * 2 + (o->sub & 1u);
+}
+
+/* Counts the lines of x into n[], indexed by cu_key. */
+static void cu_scan(const struct mach *m, const struct mach_cache *x, uint64_t *n)
+{
+    for (uint64_t i = 0; i < (uint64_t)x->c.sets * x->c.g.assoc; i++)
+        if (x->c.lines[i].tag != CACHE_TAG_INVALID)
+            n[cu_key(m, x, x->c.lines[i].owner)]++;
+}
+
+/* The first limit set in x: counts start from what it holds now. */
+static struct mach_cunits *cu_start(const struct mach *m, const struct mach_cache *x)
+{
+    size_t n = (size_t)m->nconf * x->nclass;
+    struct mach_cunits *u = calloc(1, sizeof *u + n * 8 * sizeof u->a[0]);
+    if (!u)
+        return NULL;
+    u->lines = u->a;
+    u->lim = u->lines + n * 2;
+    u->cap = u->lim + n * 3;
+    for (size_t i = 0; i < n * 3; i++)
+        u->cap[i] = UINT64_MAX;
+    cu_scan(m, x, u->lines);
+    return u;
+}
+
+int mach_set_units(struct mach *m, enum plat_level l, unsigned inst, unsigned conf, unsigned cls,
+                   int at, uint64_t lines)
+{
+    struct mach_cache *x = inst_of(m, l, inst);
+    if (!x || (l != PLAT_L2 && l != PLAT_L3) || conf >= m->nconf || cls >= x->nclass ||
+        (at != MACH_ANY && at != MACH_DATA && at != MACH_CODE))
+        return -QOSIM_EINVAL;
+    if (!x->cu && !lines)
+        return 0;
+    if (!x->cu && !(x->cu = cu_start(m, x)))
+        return -QOSIM_ENOMEM;
+    struct mach_cunits *u = x->cu;
+    size_t k = (size_t)conf * x->nclass + cls;
+    uint64_t *lim = &u->lim[k * 3], *cap = &u->cap[k * 3];
+    unsigned j = at == MACH_ANY ? 2 : (unsigned)at;
+    u->nlim += (lines != 0) - (lim[j] != 0);
+    lim[j] = lines;
+    if (!u->nlim) { /* the last limit went: back to fills that count nothing */
+        free(u);
+        x->cu = NULL;
+        return 0;
+    }
+    for (unsigned i = 0; i < 3; i++)
+        cap[i] = lim[i] ? lim[i] : UINT64_MAX;
+    if (m->nsub == 1) { /* types not told apart: every line counts as data */
+        for (unsigned i = 1; i < 3; i++)
+            if (cap[i] < cap[0])
+                cap[0] = cap[i];
+        cap[1] = cap[2] = UINT64_MAX;
+    }
+    return 0;
+}
+
+uint64_t mach_class_lines(const struct mach *m, enum plat_level l, unsigned inst, unsigned conf,
+                          unsigned cls, int at)
+{
+    const struct mach_cache *x = inst_of(m, l, inst);
+    if (!x || conf >= m->nconf || cls >= x->nclass ||
+        (at != MACH_ANY && at != MACH_DATA && at != MACH_CODE))
+        return 0;
+    size_t k = (size_t)conf * x->nclass + cls;
+    const uint64_t *n = x->cu ? x->cu->lines : NULL;
+    uint64_t tmp[2] = {0, 0};
+    if (!n) { /* no counts kept: scan for this class alone */
+        for (uint64_t i = 0; i < (uint64_t)x->c.sets * x->c.g.assoc; i++) {
+            const struct cache_line *ln = &x->c.lines[i];
+            unsigned key;
+            if (ln->tag != CACHE_TAG_INVALID && (key = cu_key(m, x, ln->owner)) / 2 == k)
+                tmp[key & 1]++;
+        }
+        n = tmp;
+        k = 0;
+    }
+    return at == MACH_ANY ? n[k * 2] + n[k * 2 + 1] : n[k * 2 + (unsigned)at];
+}
+
 /* ---- the access path ---- */
 
 static inline int sampled(const struct mach_cache *x, uint64_t block)
@@ -475,39 +576,117 @@ static void mem_writeback(struct mach *m, struct mach_cpu *p, uint64_t block, ui
     mem_write(&m->mem, node, block, p->now);
 }
 
-void mach_left(struct mach *m, struct mach_cpu *p, struct mach_cache *x,
-               const struct cache_victim *v)
+/* A line of owner `owner` left x: the counts kept there follow. */
+static inline void line_gone(struct mach *m, struct mach_cache *x, uint16_t owner, uint64_t block)
 {
-    uint8_t flags = v->flags;
     if (x->acct)
-        occ_move(m, x, v->owner, v->tag, -1);
-    /* Inclusion: the copies above go too; their newer data comes down with it. */
+        occ_move(m, x, owner, block, -1);
+    if (x->cu)
+        x->cu->lines[cu_key(m, x, owner)]--;
+}
+
+/* Inclusion: the copies of block above x go; returns their flags (newer
+ * data comes down with them). */
+static inline uint8_t drop_above(struct mach *m, struct mach_cache *x, uint64_t block)
+{
+    uint8_t flags = 0;
     for (unsigned i = 0; i < x->nabove; i++) {
         struct mach_cache *a = x->above[i];
         struct cache_victim w;
-        if (cache_invalidate(&a->c, v->tag, &w)) {
-            if (a->acct)
-                occ_move(m, a, w.owner, w.tag, -1);
+        if (cache_invalidate(&a->c, block, &w)) {
+            line_gone(m, a, w.owner, w.tag);
             flags |= w.flags;
         }
     }
-    if (!(flags & CACHE_F_DIRTY))
-        return;
-    /* Write back to the first level below that holds the line; no level
-     * allocates for a writeback (a fill belongs to a request and its class). */
-    struct mach_cache *below[2] = {x->level <= PLAT_L1D ? p->l2 : NULL,
-                                   x->level <= PLAT_L2 ? p->l3 : NULL};
+    return flags;
+}
+
+/* Dirty data of block leaving level `from`: written back to the first
+ * level below that holds the line; no level allocates for a writeback (a
+ * fill belongs to a request and its class). */
+static void write_down(struct mach *m, struct mach_cpu *p, enum plat_level from, uint64_t block,
+                       uint16_t owner)
+{
+    struct mach_cache *below[2] = {from <= PLAT_L1D ? p->l2 : NULL, from <= PLAT_L2 ? p->l3 : NULL};
     for (int k = 0; k < 2; k++) {
         if (!below[k])
             continue;
-        int i = cache_find(&below[k]->c, v->tag);
+        int i = cache_find(&below[k]->c, block);
         if (i >= 0) {
-            cache_set(&below[k]->c, (uint32_t)v->tag & below[k]->c.set_mask)[i].flags |=
+            cache_set(&below[k]->c, (uint32_t)block & below[k]->c.set_mask)[i].flags |=
                 CACHE_F_DIRTY;
             return;
         }
     }
-    mem_writeback(m, p, v->tag, v->owner);
+    mem_writeback(m, p, block, owner);
+}
+
+void mach_left(struct mach *m, struct mach_cpu *p, struct mach_cache *x,
+               const struct cache_victim *v)
+{
+    line_gone(m, x, v->owner, v->tag);
+    uint8_t flags = v->flags | drop_above(m, x, v->tag);
+    if (flags & CACHE_F_DIRTY)
+        write_down(m, p, x->level, v->tag, v->owner);
+}
+
+/* The ways of block's set holding lines of key's (world, class) and, unless
+ * any_type, type: what a class at its limit may replace. A mask names only
+ * the first 64 ways, and all 64 set would name every way (cache.h). */
+static uint64_t cu_own_ways(const struct mach *m, const struct mach_cache *x, uint64_t block,
+                            unsigned key, int any_type)
+{
+    const struct cache_line *set = cache_set(&x->c, (uint32_t)block & x->c.set_mask);
+    unsigned match = any_type ? ~1u : ~0u;
+    uint64_t ways = 0;
+    for (unsigned i = 0; i < x->c.g.assoc; i++)
+        if (set[i].tag != CACHE_TAG_INVALID && set[i].way < 64 &&
+            ((cu_key(m, x, set[i].owner) ^ key) & match) == 0)
+            ways |= 1ull << set[i].way;
+    return ways == ~0ull && x->c.g.assoc > 64 ? ways & ~(1ull << 63) : ways;
+}
+
+/* level_ref in an instance with capacity-unit limits: counts every fill,
+ * and a class at a limit replaces its own lines or does not allocate. */
+static __attribute__((noinline)) int level_ref_cu(struct mach *m, struct mach_cpu *p,
+                                                  struct mach_cache *x, uint64_t block,
+                                                  uint64_t mask, uint16_t own)
+{
+    struct mach_cunits *u = x->cu;
+    struct cache_victim v;
+    unsigned key = cu_key(m, x, own), t = key & 1;
+    const uint64_t *n = &u->lines[key & ~1u], *cap = &u->cap[(key >> 1) * 3];
+    int per = n[t] >= cap[t], any = n[0] + n[1] >= cap[2], refused = 0;
+    if (per || any) {
+        if (cache_ref(&x->c, block, 0, own, 0, &v)) /* a lookup: hits are not limited */
+            return 1;
+        /* Per-type limit reached: replace a line of that type; else any of the class's. */
+        uint64_t mine = mask & cu_own_ways(m, x, block, key, !per);
+        refused = (mask & x->c.all_ways) && !mine;
+        mask = mine;
+        if (mask)
+            cache_insert(&x->c, block, 0, own, mask, &v);
+    } else if (cache_ref(&x->c, block, 0, own, mask, &v)) {
+        return 1;
+    }
+    p->ts->miss[x->level]++;
+    if (refused) {
+        /* Not allocated here for the limit. An inclusive level cannot have
+         * the line above it either: the copies this request just made go,
+         * their written data to the level below or memory. */
+        uint8_t flags = drop_above(m, x, block);
+        if (flags & CACHE_F_DIRTY)
+            write_down(m, p, x->level, block, own);
+        return 0;
+    }
+    if (!(mask & x->c.all_ways)) /* an all-zero mask: as level_ref */
+        return 0;
+    if (x->acct)
+        occ_move(m, x, own, block, 1);
+    u->lines[key]++;
+    if (v.valid)
+        mach_left(m, p, x, &v);
+    return 0;
 }
 
 /* Looks block up in x for p, filling by the class's mask on a miss. */
@@ -516,6 +695,8 @@ static inline int level_ref(struct mach *m, struct mach_cpu *p, struct mach_cach
 {
     struct cache_victim v;
     p->ts->ref[x->level]++;
+    if (x->cu)
+        return level_ref_cu(m, p, x, block, mask, own);
     if (cache_ref(&x->c, block, 0, own, mask, &v))
         return 1;
     p->ts->miss[x->level]++;

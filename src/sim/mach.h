@@ -3,6 +3,8 @@
  * vendor-neutral QoS mechanisms the register models program:
  *
  *   - allocation way masks per (cache instance, class, access type);
+ *   - capacity-unit limits per (cache instance, class, access type): how
+ *     many lines a class may hold there (CBQRI 1.0 cc_cunits);
  *   - association: the class and monitoring tag each logical CPU requests with;
  *   - occupancy per (cache instance, tag): exact, and a set-sampling estimate;
  *   - byte counters per (L3 domain, tag) where the LLC meets memory;
@@ -39,6 +41,8 @@
 enum mach_type { MACH_DATA, MACH_CODE }; /* access types masks distinguish (CDP) */
 enum mach_ctr { MACH_CTR_TOTAL, MACH_CTR_LOCAL, MACH_CTR_WB, MACH_NCTR };
 
+struct mach_cunits; /* capacity-unit limits of one cache instance and their counts (mach.c) */
+
 struct mach_cache {
     struct cache c;
     enum plat_level level;
@@ -55,6 +59,8 @@ struct mach_cache {
     uint32_t nsampled;
     struct mach_cache **above; /* caches an inclusive eviction here must invalidate */
     unsigned nabove;
+    struct mach_cunits *cu; /* NULL while no capacity-unit limit is set here: then fills and
+                               evictions keep no per-class counts and pay one test */
 };
 
 /* Per-task ground truth. */
@@ -191,6 +197,31 @@ int mach_set_bw(struct mach *m, unsigned ctl, unsigned cls, const struct bw_clas
  * another's). Reset: every (conf, cls, at) uses limiter class cls. */
 unsigned mach_bw_class(const struct mach *m, unsigned conf, unsigned cls, unsigned at);
 int mach_set_bw_map(struct mach *m, unsigned conf, unsigned cls, unsigned at, unsigned bwcls);
+/* Capacity-unit limit (CBQRI 1.0 cc_cunits): class cls of world conf may
+ * hold at most `lines` lines in one L2 or L3 instance (the levels whose
+ * fills honour a class's allocation); 0 removes the limit. at is MACH_DATA
+ * or MACH_CODE for a limit on the lines that type's requests filled, or
+ * MACH_ANY for one limit on both together (a controller without per-AT
+ * allocation); a class may have all three. A request of a class at (>=) a
+ * limit that applies to it may fill only by replacing, in that set, among
+ * the ways its mask allows, a line of the class's own (of its type, for a
+ * per-type limit), as the replacement policy picks; holding none there, it
+ * does not allocate at that level (as with an all-zero mask), and where the
+ * level is inclusive the copies it just made above go too. Lowering a limit
+ * below what the class holds evicts nothing: the class only cannot grow.
+ * Where the machine does not tell types apart (nsub 1: no CBQRI
+ * controllers) every line counts as data and every limit, per-type or
+ * not, is on all the class's lines, the smallest one applying. A class the
+ * instance does not have counts, and is limited, as its class 0, whose
+ * masks it uses. Returns 0, -QOSIM_EINVAL for a bad level, instance,
+ * world, class or type, or -QOSIM_ENOMEM. */
+int mach_set_units(struct mach *m, enum plat_level l, unsigned inst, unsigned conf, unsigned cls,
+                   int at, uint64_t lines);
+/* The lines of one cache instance that requests of (world conf, class cls,
+ * type at; MACH_ANY: both) filled, exactly. Kept as counts while a limit is
+ * set in the instance; else a scan of its lines. */
+uint64_t mach_class_lines(const struct mach *m, enum plat_level l, unsigned inst, unsigned conf,
+                          unsigned cls, int at);
 /* Writes back and invalidates, in one cache instance, the lines filled by
  * class cls of world conf with access type at (MACH_ANY: both), as
  * CBO.FLUSH would (CBQRI 3.5 FLUSH_RCID). Returns the lines flushed. */

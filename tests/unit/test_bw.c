@@ -749,6 +749,139 @@ static void test_share_weight0(void **state)
     bw_free(&b);
 }
 
+static void set_hard(struct bw *b, unsigned cls, unsigned rbwb)
+{
+    struct bw_class_set s;
+    bw_class_reset(b->cfg.kind, &s);
+    s.rbwb = rbwb;
+    s.weight = 0;
+    s.hard = 1;
+    bw_set(b, cls, &s);
+}
+
+/* What a saturating class alone, held hard to rbwb of nblks, gets. */
+static double hard_alone(unsigned nblks, unsigned rbwb, uint64_t quantum)
+{
+    struct bw b;
+    struct bw_cfg c = cfg_share(2, SH_WIN, SH_CAP, nblks);
+    mk(&b, &c);
+    set_hard(&b, 1, rbwb);
+    struct stream s = closed_loop(1, 4);
+    run(&b, &s, 1, SH_END, SH_M0, SH_M1, quantum);
+    bw_free(&b);
+    return s.meas_bytes / SH_BYTES;
+}
+
+/* CBQRI 1.0: Mweight 0 makes Rbwb a hard limit, "the use of unused or
+ * non-reserved bandwidth is not allowed". A class alone, with a quarter of
+ * the blocks, gets a quarter of the capacity, not all of it; without the
+ * hard flag weight 0 keeps the 2023 draft's reading (spare last: alone, it
+ * gets everything). */
+static void test_share_hard_alone(void **state)
+{
+    (void)state;
+    assert_near(hard_alone(100, 25, 0), 0.25, 0.02);
+    assert_near(hard_alone(100, 25, 700), 0.25, 0.02); /* cores behind in quanta */
+    assert_near(hard_alone(100, 25, 2500), 0.25, 0.02);
+    struct bw b;
+    struct bw_cfg c = cfg_share(2, SH_WIN, SH_CAP, 100);
+    mk(&b, &c);
+    set_share(&b, 1, 25, 0);
+    struct stream s = closed_loop(1, 4);
+    run(&b, &s, 1, SH_END, SH_M0, SH_M1, 0);
+    assert_true(s.meas_bytes / SH_BYTES >= 0.95);
+    bw_free(&b);
+    /* A reservation of a quarter transfer a window (1 block of 1000: 16
+     * bytes) is one transfer every fourth window, exactly. */
+    assert_near(hard_alone(1000, 1, 0), 0.001, 0.0002);
+}
+
+/* The allocation scales linearly with Rbwb (CBQRI 1.0). */
+static void test_share_hard_linear(void **state)
+{
+    (void)state;
+    assert_near(hard_alone(256, 32, 0), 0.125, 0.02);
+    assert_near(hard_alone(256, 64, 0), 0.25, 0.02);
+    assert_near(hard_alone(256, 128, 0), 0.50, 0.02);
+    assert_near(hard_alone(256, 256, 0), 1.00, 0.02);
+    /* 31.25 transfers a window: the quotas make it exact, not 32. */
+    assert_near(hard_alone(256, 32, 0), 0.125, 0.002);
+}
+
+/* Beside a busy class of positive weight a hard class gets its reservation
+ * (guaranteed, as any class's), and the other class everything else. */
+static void test_share_hard_beside(void **state)
+{
+    (void)state;
+    struct bw b;
+    struct bw_cfg c = cfg_share(3, SH_WIN, SH_CAP, 100);
+    mk(&b, &c);
+    set_hard(&b, 0, 30);
+    set_share(&b, 1, 10, 1);
+    struct stream s[2] = {closed_loop(0, 4), closed_loop(1, 4)};
+    run(&b, s, 2, SH_END, SH_M0, SH_M1, 0);
+    double f0 = s[0].meas_bytes / SH_BYTES, f1 = s[1].meas_bytes / SH_BYTES;
+    assert_near(f0, 0.30, 0.02);
+    assert_near(f1, 0.70, 0.02);
+    assert_true(f0 + f1 <= 1.002);
+    bw_free(&b);
+
+    /* When the busy class stops, the hard one still gets no more. */
+    mk(&b, &c);
+    set_hard(&b, 0, 30);
+    set_share(&b, 1, 10, 1);
+    struct stream t[2] = {closed_loop(0, 4), closed_loop(1, 4)};
+    run(&b, t, 2, SH_M0, 0, 0, 0);
+    struct stream u = closed_loop(0, 4);
+    u.start = t[0].ready[0];
+    run(&b, &u, 1, 2 * SH_END, SH_END + SH_M0, SH_END + SH_M1, 0);
+    assert_near(u.meas_bytes / SH_BYTES, 0.30, 0.02);
+    bw_free(&b);
+
+    /* A light class of positive weight is not held back by a hard one. */
+    mk(&b, &c);
+    set_hard(&b, 0, 50);
+    set_share(&b, 1, 0, 1);
+    struct stream v[2] = {closed_loop(0, 4), open_loop(1, 40)}; /* 10% */
+    run(&b, v, 2, SH_END, SH_M0, SH_M1, 0);
+    assert_near(v[0].meas_bytes / SH_BYTES, 0.50, 0.02);
+    assert_near(v[1].meas_bytes / SH_BYTES, 0.10, 0.01);
+    bw_free(&b);
+}
+
+/* Rbwb 0 with a hard limit (CBQRI 1.0 forbids it in CONFIG_LIMIT): one
+ * transfer a window, so the class's requests still complete; the flag
+ * means nothing with a positive weight; and it is a limit bw_limited sees. */
+static void test_share_hard_edges(void **state)
+{
+    (void)state;
+    double one = 64.0 / (SH_CAP * SH_WIN);
+    assert_near(hard_alone(100, 0, 0), one, one / 10);
+    struct bw b;
+    struct bw_cfg c = cfg_share(2, SH_WIN, SH_CAP, 100);
+    mk(&b, &c);
+    struct bw_class_set r = {.hard = 1};
+    bw_class_reset(BW_SHARE, &r);
+    assert_int_equal(r.hard, 0);
+    assert_false(bw_limited(&b, 1));
+    set_hard(&b, 1, 25);
+    assert_true(bw_limited(&b, 1));
+    struct bw_class_set w = b.set[1];
+    w.weight = 2;
+    bw_set(&b, 1, &w);
+    assert_false(bw_limited(&b, 1));
+    struct stream s = closed_loop(1, 4);
+    run(&b, &s, 1, SH_END, SH_M0, SH_M1, 0);
+    assert_true(s.meas_bytes / SH_BYTES >= 0.95);
+    bw_free(&b);
+    /* Not a share limiter: the flag limits nothing. */
+    struct bw_cfg d = cfg_rate(2, 100);
+    mk(&b, &d);
+    set_hard(&b, 1, 25);
+    assert_false(bw_limited(&b, 1));
+    bw_free(&b);
+}
+
 /* Acceptance: time running backwards. Two delay ports with requests
  * jittering by up to 1000 ticks, and the two-class share case with the
  * classes as cores run in quanta. */
@@ -849,6 +982,10 @@ int main(void)
         cmocka_unit_test(test_share_light_above_resv),
         cmocka_unit_test(test_share_reweight),
         cmocka_unit_test(test_share_weight0),
+        cmocka_unit_test(test_share_hard_alone),
+        cmocka_unit_test(test_share_hard_linear),
+        cmocka_unit_test(test_share_hard_beside),
+        cmocka_unit_test(test_share_hard_edges),
         cmocka_unit_test(test_backwards),
         cmocka_unit_test(test_share_deterministic),
     };

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "sim/mach.h"
+#include "tiny_rv.h"
 #include "util/rng.h"
 
 /* 2 sockets x 1 node x 1 domain x 2 modules x 1 core x 1 thread = 4 CPUs;
@@ -332,6 +333,372 @@ static void test_sampling_estimate(void **state)
     }
 }
 
+/* ---- capacity-unit limits (CBQRI 1.0 cc_cunits) ---- */
+
+/* Brute force: the lines of (level, inst) that requests of (world conf,
+ * class cls, type at) filled, from the lines' owners. Where the machine does
+ * not split types every line is data; a class the instance lacks is its 0. */
+static uint64_t scan_class(enum plat_level l, unsigned inst, unsigned conf, unsigned cls, int at)
+{
+    const struct mach_cache *x = &M.cache[l][inst];
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < (uint64_t)x->c.sets * x->c.g.assoc; i++) {
+        const struct cache_line *ln = &x->c.lines[i];
+        if (ln->tag == CACHE_TAG_INVALID)
+            continue;
+        const struct mach_owner *o = &M.owners[ln->owner];
+        unsigned w = M.nsub > 1 ? o->sub / 2u : 0, t = M.nsub > 1 ? o->sub % 2u : MACH_DATA;
+        unsigned k = o->cls < x->nclass ? o->cls : 0;
+        n += w == conf && k == cls && (at == MACH_ANY || (int)t == at);
+    }
+    return n;
+}
+
+/* Every count of every L2 and L3 instance against the brute force; the
+ * classes of each world add up to the valid lines. */
+static void check_class_lines(void)
+{
+    for (enum plat_level l = PLAT_L2; l <= PLAT_L3; l++)
+        for (unsigned i = 0; i < M.ncache[l]; i++) {
+            uint64_t sum = 0;
+            for (unsigned w = 0; w < M.nconf; w++)
+                for (unsigned k = 0; k < M.cache[l][i].nclass; k++) {
+                    for (int at = MACH_ANY; at <= MACH_CODE; at++)
+                        assert_int_equal(mach_class_lines(&M, l, i, w, k, at),
+                                         scan_class(l, i, w, k, at));
+                    sum += mach_class_lines(&M, l, i, w, k, MACH_ANY);
+                }
+            assert_int_equal(sum, mach_valid_lines(&M, l, i));
+        }
+}
+
+/* Nothing above an inclusive L3 is missing from it. */
+static void check_inclusion(void)
+{
+    for (unsigned c = 0; c < M.ncpu; c++) {
+        const struct mach_cache *up[3] = {M.cpu[c].l1i, M.cpu[c].l1d, M.cpu[c].l2};
+        for (int u = 0; u < 3; u++)
+            for (uint64_t i = 0; i < (uint64_t)up[u]->c.sets * up[u]->c.g.assoc; i++)
+                if (up[u]->c.lines[i].tag != CACHE_TAG_INVALID &&
+                    cache_find(&M.cpu[c].l3->c, up[u]->c.lines[i].tag) < 0)
+                    fail_msg("CPU %u: %s line %llx not in its L3", c, up[u]->c.name,
+                             (unsigned long long)up[u]->c.lines[i].tag);
+    }
+}
+
+/* A limit that never binds, on the instance's last class: the counts are
+ * kept, not scanned, from what the instance holds now. */
+static void keep_counting(enum plat_level l, unsigned i)
+{
+    assert_int_equal(
+        mach_set_units(&M, l, i, M.nconf - 1, M.cache[l][i].nclass - 1, MACH_ANY, 1ull << 40), 0);
+    assert_non_null(M.cache[l][i].cu);
+}
+
+/* Random traffic of every kind through limits that bind and limits that
+ * do not, changing masks, classes, tags and limits, and flushing classes:
+ * the counts stay exact, and so does occupancy. Whenever the last limit of
+ * an instance goes, keep_counting starts its counts again from a scan. */
+static void units_run(uint64_t seed, int steps)
+{
+    struct rng r;
+    rng_seed(&r, seed, 0);
+    for (enum plat_level l = PLAT_L2; l <= PLAT_L3; l++)
+        for (unsigned i = 0; i < M.ncache[l]; i++)
+            keep_counting(l, i);
+    for (unsigned t = 0; t < M.ntask; t++) /* half of each task's lines are confidential */
+        mach_set_tee(&M, t, mach_phys_base(0, t) | 0x100000, 1024 * 64);
+    for (unsigned c = 0; c < M.ncpu; c++)
+        mach_set_assoc(&M, c, (int)c, c % 3, c);
+    static const unsigned kinds[] = {HIER_LOAD, HIER_LOAD, HIER_STORE, HIER_IFETCH};
+    for (int step = 0; step < steps; step++) {
+        unsigned cpu = (unsigned)rng_below(&r, M.ncpu);
+        if (step % 1500 == 0) {
+            enum plat_level l = rng_below(&r, 2) ? PLAT_L3 : PLAT_L2;
+            unsigned i = (unsigned)rng_below(&r, M.ncache[l]);
+            unsigned k = (unsigned)rng_below(&r, M.cache[l][i].nclass);
+            unsigned w = (unsigned)rng_below(&r, M.nconf);
+            int at = (int)rng_below(&r, 3) - 1;
+            static const uint64_t lim[] = {0, 0, 1, 4, 16, 40, 100, 1000};
+            assert_int_equal(mach_set_units(&M, l, i, w, k, at, lim[rng_below(&r, 8)]), 0);
+            if (!M.cache[l][i].cu) /* that was the last limit: counting starts again */
+                keep_counting(l, i);
+            /* Non-zero masks: an inclusive L3 that may not allocate keeps
+             * lines above it that it lacks (what the zero-mask test shows). */
+            mach_set_mask_conf(&M, l, i, w, k, (enum mach_type)rng_below(&r, 2),
+                               1 + rng_below(&r, M.cache[l][i].c.all_ways));
+            mach_set_assoc(&M, cpu, (int)cpu, (unsigned)rng_below(&r, 4),
+                           (unsigned)rng_below(&r, 8));
+        }
+        if (step % 3000 == 1500) {
+            enum plat_level l = rng_below(&r, 2) ? PLAT_L3 : PLAT_L2;
+            mach_flush_class(&M, l, (unsigned)rng_below(&r, M.ncache[l]),
+                             (unsigned)rng_below(&r, M.nconf), (unsigned)rng_below(&r, 4),
+                             (int)rng_below(&r, 3) - 1);
+        }
+        unsigned kind = kinds[rng_below(&r, 4)];
+        touch(cpu, kind, mach_phys_base(0, cpu) | (0x100000 + rng_below(&r, 2048) * 64));
+        if (step % 4000 == 0)
+            check_class_lines();
+    }
+    check_class_lines();
+    for (enum plat_level l = PLAT_L2; l <= PLAT_L3; l++)
+        for (unsigned i = 0; i < M.ncache[l]; i++)
+            assert_non_null(M.cache[l][i].cu);
+}
+
+static void test_units_counts_exact(void **state)
+{
+    (void)state;
+    /* One world, one type (no CBQRI controllers), an inclusive L3. */
+    mach_free(&M);
+    build("inclusive", 24, "1");
+    units_run(11, 60000);
+    check_inclusion();
+    check_occupancy();
+    /* Two worlds, two types, L2 per module (the CBQRI test platform). */
+    mach_free(&M);
+    struct plat p;
+    struct err e = {0};
+    assert_int_equal(tiny_rv_plat(&p, 32, "1", "occupancy: true, total: true", &e), 0);
+    assert_int_equal(mach_init(&M, &p, 4, &e), 0);
+    assert_int_equal(M.nsub, 4);
+    units_run(12, 60000);
+}
+
+/* Tasks 0 and 1 on CPUs 0 and 1, which share L3 0: class 1 streams through
+ * 16 times the L3 while class 2 re-reads 160 lines (5 ways' worth); returns
+ * class 2's L3 misses over the second half. */
+static uint64_t stream_beside(uint64_t limit)
+{
+    mach_set_assoc(&M, 0, 0, 1, 1);
+    mach_set_assoc(&M, 1, 1, 2, 2);
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 0, 1, MACH_ANY, limit), 0);
+    uint64_t miss = 0;
+    for (uint64_t i = 0; i < 4096; i++) {
+        if (i == 2048)
+            miss = M.ts[1].miss[PLAT_L3];
+        touch(0, HIER_LOAD, addr(0, 0, i));
+        touch(1, HIER_LOAD, addr(0, 1, i % 160));
+        uint64_t n = mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_ANY);
+        if (limit && n > limit)
+            fail_msg("class 1 holds %llu lines, above its limit %llu", (unsigned long long)n,
+                     (unsigned long long)limit);
+    }
+    return M.ts[1].miss[PLAT_L3] - miss;
+}
+
+/* A class limited to N lines never holds more than N while it streams
+ * through far more than the cache; a second, unlimited class keeps its
+ * working set, which without the limit the stream pushes out. */
+static void test_units_stream_bounded(void **state)
+{
+    (void)state;
+    uint64_t free_miss = stream_beside(0);
+    /* LRU: 5 lines of class 2 and 5 of the stream between two uses of each
+     * in an 8-way set, so the stream evicts class 2's lines every time. */
+    assert_int_equal(free_miss, 2048);
+    mach_free(&M);
+    build("nine", 24, "1");
+    uint64_t lim_miss = stream_beside(20);
+    assert_int_equal(lim_miss, 0);
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_ANY), 20);
+    assert_int_equal(scan_class(PLAT_L3, 0, 0, 1, MACH_ANY), 20);
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 0, 2, MACH_ANY), 160);
+    /* The limit is per instance: domain 1's L3 is not limited. */
+    mach_set_assoc(&M, 2, 2, 1, 1);
+    for (uint64_t i = 0; i < 1024; i++)
+        touch(2, HIER_LOAD, addr(0, 2, i));
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 1, 0, 1, MACH_ANY), 256);
+    check_occupancy();
+}
+
+/* Removing the limit restores normal fills (and stops the counting). */
+static void test_units_remove(void **state)
+{
+    (void)state;
+    mach_set_assoc(&M, 0, 0, 1, 1);
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 0, 1, MACH_DATA, 10), 0);
+    assert_non_null(M.cache[PLAT_L3][0].cu);
+    for (uint64_t i = 0; i < 1024; i++)
+        touch(0, HIER_LOAD, addr(0, 0, i));
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_ANY), 10);
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 0, 1, MACH_DATA, 0), 0);
+    assert_null(M.cache[PLAT_L3][0].cu);
+    for (uint64_t i = 1024; i < 2048; i++)
+        touch(0, HIER_LOAD, addr(0, 0, i));
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_ANY), 256);
+    /* A limit set again counts from what is there, and holds at once. */
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 0, 1, MACH_ANY, 100), 0);
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_ANY), 256);
+    /* Above its limit the class only loses lines (class 2 takes them) and
+     * never gains one back until it is below it. */
+    mach_set_assoc(&M, 1, 1, 2, 2);
+    uint64_t prev = 256;
+    for (uint64_t i = 0; i < 4096; i++) {
+        touch(0, HIER_LOAD, addr(0, 0, 2048 + i));
+        touch(1, HIER_LOAD, addr(0, 1, i % 240));
+        uint64_t n = mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_ANY);
+        assert_true(prev >= 100 ? n <= prev : n <= 100);
+        prev = n;
+    }
+    assert_true(prev < 256);
+    check_class_lines();
+    /* Setting 0 where nothing is set allocates nothing. */
+    assert_int_equal(mach_set_units(&M, PLAT_L2, 0, 0, 0, MACH_ANY, 0), 0);
+    assert_null(M.cache[PLAT_L2][0].cu);
+}
+
+/* Per access type (CBQRI controllers tell types apart) against one limit
+ * over both types; and worlds apart. */
+static void test_units_per_type(void **state)
+{
+    (void)state;
+    mach_free(&M);
+    struct plat p;
+    struct err e = {0};
+    assert_int_equal(tiny_rv_plat(&p, 32, "1", "occupancy: true, total: true", &e), 0);
+    assert_int_equal(mach_init(&M, &p, 4, &e), 0);
+    mach_set_assoc(&M, 0, 0, 1, 1);
+    /* A data limit: data stays within it, code is not limited. */
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 0, 1, MACH_DATA, 16), 0);
+    for (uint64_t i = 0; i < 1024; i++) {
+        touch(0, HIER_LOAD, addr(0, 0, i));
+        touch(0, HIER_IFETCH, addr(0, 0, 4096 + i));
+        assert_true(mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_DATA) <= 16);
+    }
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_DATA), 16);
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_CODE), 256 - 16);
+    check_class_lines();
+
+    /* One limit over both types, from empty. */
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 0, 1, MACH_DATA, 0), 0);
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 0, 1, MACH_ANY, 24), 0);
+    assert_int_equal(mach_flush_class(&M, PLAT_L3, 0, 0, 1, MACH_ANY), 256);
+    for (uint64_t i = 0; i < 1024; i++) {
+        touch(0, HIER_LOAD, addr(0, 0, 8192 + i));
+        touch(0, HIER_IFETCH, addr(0, 0, 12288 + i));
+        assert_true(mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_ANY) <= 24);
+    }
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_ANY), 24);
+    assert_true(mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_DATA) > 0);
+    assert_true(mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_CODE) > 0);
+    check_class_lines();
+
+    /* Limits of the confidential world hold its requests alone. */
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 0, 1, MACH_ANY, 0), 0);
+    assert_int_equal(mach_flush_class(&M, PLAT_L3, 0, 0, 1, MACH_ANY), 24);
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 1, 1, MACH_ANY, 8), 0);
+    mach_set_tee(&M, 0, mach_phys_base(0, 0) | 0x100000, 1024 * 64);
+    mach_set_assoc(&M, 0, 0, 1, 1);
+    for (uint64_t i = 0; i < 1024; i++) {
+        touch(0, HIER_LOAD, addr(0, 0, i));        /* C set */
+        touch(0, HIER_LOAD, addr(0, 0, 1024 + i)); /* C clear */
+    }
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 1, 1, MACH_ANY), 8);
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_ANY), 256 - 8);
+    check_class_lines();
+}
+
+/* Without CBQRI controllers the machine does not tell types apart: every
+ * line is data, and a code limit holds the class's lines of both types. */
+static void test_units_one_type(void **state)
+{
+    (void)state;
+    mach_set_assoc(&M, 0, 0, 1, 1);
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 0, 1, MACH_CODE, 12), 0);
+    for (uint64_t i = 0; i < 1024; i++) {
+        touch(0, i & 1 ? HIER_IFETCH : HIER_LOAD, addr(0, 0, i));
+        assert_true(mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_ANY) <= 12);
+    }
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_DATA), 12);
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_CODE), 0);
+    /* The smallest limit applies; removing it leaves the larger. */
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 0, 1, MACH_DATA, 30), 0);
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 0, 1, MACH_CODE, 0), 0);
+    for (uint64_t i = 0; i < 1024; i++)
+        touch(0, HIER_LOAD, addr(0, 0, 1024 + i));
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_ANY), 30);
+    check_class_lines();
+}
+
+/* An inclusive L3 that does not allocate for a class at its limit cannot
+ * leave the line above it: the request's copies go, and data it wrote goes
+ * to memory. Where the class has a line in the set, it replaces that. */
+static void test_units_inclusive(void **state)
+{
+    (void)state;
+    mach_free(&M);
+    build("inclusive", 24, "1");
+    mach_set_assoc(&M, 0, 0, 1, 1);
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 0, 1, MACH_ANY, 1), 0);
+    touch(0, HIER_LOAD, addr(0, 0, 0)); /* set 0: fills, the limit reached */
+    uint64_t a = addr(0, 0, 0) >> 6, b = addr(0, 0, 1) >> 6, c = addr(0, 0, 32) >> 6;
+    assert_true(cache_find(&M.cpu[0].l3->c, a) >= 0);
+    touch(0, HIER_STORE, addr(0, 0, 1)); /* set 1: nothing of class 1 there */
+    assert_true(cache_find(&M.cpu[0].l3->c, b) < 0);
+    assert_true(cache_find(&M.cpu[0].l2->c, b) < 0);
+    assert_true(cache_find(&M.cpu[0].l1d->c, b) < 0);
+    assert_int_equal(mach_bytes(&M, 0, 1, MACH_CTR_WB), 1);
+    assert_int_equal(M.ts[0].miss[PLAT_L3], 2);
+    touch(0, HIER_LOAD, addr(0, 0, 1)); /* not kept: a miss again */
+    assert_int_equal(M.ts[0].miss[PLAT_L3], 3);
+    touch(0, HIER_LOAD, addr(0, 0, 32)); /* set 0: replaces its own line */
+    assert_true(cache_find(&M.cpu[0].l3->c, c) >= 0);
+    assert_true(cache_find(&M.cpu[0].l3->c, a) < 0);
+    assert_true(cache_find(&M.cpu[0].l2->c, a) < 0);
+    assert_true(cache_find(&M.cpu[0].l1d->c, a) < 0);
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 0, 1, MACH_ANY), 1);
+    assert_int_equal(mach_occupancy(&M, PLAT_L3, 0, 1), 1);
+    check_inclusion();
+    /* Only the ways its mask allows: with class 1's line outside the
+     * mask, set 0 is as good as empty of it. */
+    assert_true(cache_find(&M.cpu[0].l3->c, c) >= 0);
+    int w = M.cpu[0].l3->c.lines[cache_find(&M.cpu[0].l3->c, c)].way;
+    assert_int_equal(mach_set_mask(&M, PLAT_L3, 0, 1, MACH_DATA, 0xff & ~(1u << w)), 0);
+    touch(0, HIER_LOAD, addr(0, 0, 64)); /* set 0 */
+    assert_true(cache_find(&M.cpu[0].l3->c, addr(0, 0, 64) >> 6) < 0);
+    assert_true(cache_find(&M.cpu[0].l3->c, c) >= 0);
+    check_inclusion();
+}
+
+static void test_units_bad_args(void **state)
+{
+    (void)state;
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 0, 3, MACH_ANY, 5), 0);
+    assert_int_equal(mach_set_units(&M, PLAT_L2, 3, 0, 0, MACH_CODE, 5), 0); /* one class */
+    assert_int_equal(mach_set_units(&M, PLAT_L2, 3, 0, 1, MACH_CODE, 5), -QOSIM_EINVAL);
+    /* L1s fill without a class's mask; no such level, instance, world
+     * (one without a C bit), class or type. */
+    assert_int_equal(mach_set_units(&M, PLAT_L1D, 0, 0, 0, MACH_ANY, 5), -QOSIM_EINVAL);
+    assert_int_equal(mach_set_units(&M, PLAT_L1I, 0, 0, 0, MACH_ANY, 5), -QOSIM_EINVAL);
+    assert_int_equal(mach_set_units(&M, PLAT_NLEVEL, 0, 0, 0, MACH_ANY, 5), -QOSIM_EINVAL);
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 2, 0, 0, MACH_ANY, 5), -QOSIM_EINVAL);
+    assert_int_equal(mach_set_units(&M, PLAT_L2, 4, 0, 0, MACH_ANY, 5), -QOSIM_EINVAL);
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 1, 0, MACH_ANY, 5), -QOSIM_EINVAL);
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 0, 4, MACH_ANY, 5), -QOSIM_EINVAL);
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 0, 0, 2, 5), -QOSIM_EINVAL);
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 0, 0, -2, 5), -QOSIM_EINVAL);
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 1, 0, MACH_ANY), 0);
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 0, 4, MACH_ANY), 0);
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 0, 0, 2), 0);
+    assert_int_equal(mach_class_lines(&M, PLAT_NLEVEL, 0, 0, 0, MACH_ANY), 0);
+    /* None of them changed a limit. */
+    mach_set_assoc(&M, 0, 0, 0, 0);
+    for (uint64_t i = 0; i < 1024; i++)
+        touch(0, HIER_LOAD, addr(0, 0, i));
+    assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 0, 0, MACH_ANY), 256);
+    /* The world of a machine with a C bit. */
+    mach_free(&M);
+    struct plat p;
+    struct err e = {0};
+    assert_int_equal(tiny_rv_plat(&p, 32, "1", "occupancy: true, total: true", &e), 0);
+    assert_int_equal(mach_init(&M, &p, 4, &e), 0);
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 1, 3, MACH_ANY, 5), 0);
+    assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 2, 3, MACH_ANY, 5), -QOSIM_EINVAL);
+    assert_int_equal(mach_set_units(&M, PLAT_L2, 2, 0, 0, MACH_ANY, 5), -QOSIM_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +712,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_counter_wrap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_held_limited_only, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sampling_estimate, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_units_counts_exact, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_units_stream_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_units_remove, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_units_per_type, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_units_one_type, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_units_inclusive, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_units_bad_args, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,7 +48,7 @@ void bw_class_reset(enum bw_kind kind, struct bw_class_set *s)
     /* The same for every kind, so a class reset under one kind is also
      * unlimited if the limiter is rebuilt as another. */
     (void)kind;
-    *s = (struct bw_class_set){.delay_pct = 0, .rate = 0, .rbwb = 0, .weight = 1};
+    *s = (struct bw_class_set){.delay_pct = 0, .rate = 0, .rbwb = 0, .weight = 1, .hard = 0};
 }
 
 int bw_init(struct bw *b, const struct bw_cfg *cfg, struct err *e)
@@ -105,6 +105,7 @@ void bw_set(struct bw *b, unsigned cls, const struct bw_class_set *s)
         v.rbwb = b->cfg.nblks;
     if (v.weight > 255)
         v.weight = 255;
+    v.hard = v.hard != 0;
     b->set[cls] = v;
     if (b->ops->set)
         b->ops->set(b, cls, &old);

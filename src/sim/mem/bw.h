@@ -13,6 +13,9 @@
  *          (unreserved blocks and what active classes leave unused) is split
  *          among the classes contending for it in proportion to weight
  *          (Mweight, 0..255); a class alone may use all of it. Work-conserving.
+ *          With `hard` set, weight 0 is CBQRI 1.0's hard limit instead of the
+ *          2023 draft's "spare last": the class never gets more than its
+ *          rbwb blocks, even when the rest of the capacity lies idle.
  *
  * Time is in ticks, the machine's clock unit; requests of different ports
  * arrive in roughly, not exactly, increasing time (cores run in bounded
@@ -44,6 +47,7 @@ struct bw_class_set {
     double rate;        /* rate: bytes per tick; 0 means unlimited */
     unsigned rbwb;      /* share: reserved blocks, sum over classes <= nblks (checked by caller) */
     unsigned weight;    /* share: 0..255 */
+    int hard;           /* share: weight 0 is a hard limit (CBQRI 1.0): never more than rbwb */
 };
 
 struct bw_class_stat {
@@ -61,11 +65,13 @@ struct bw {
     void *state;                /* the kind's private state */
 };
 
-/* Whether class cls's setting limits it (a delay, or a rate cap): what a
- * request of an unlimited class waits is contention alone. */
+/* Whether class cls's setting limits it (a delay, a rate cap, or a share
+ * class held to its reservation by a hard limit): what a request of an
+ * unlimited class waits is contention alone. */
 static inline int bw_limited(const struct bw *b, unsigned cls)
 {
-    return b->set[cls].delay_pct || b->set[cls].rate > 0;
+    const struct bw_class_set *s = &b->set[cls];
+    return s->delay_pct || s->rate > 0 || (b->cfg.kind == BW_SHARE && s->hard && s->weight == 0);
 }
 /* The reset setting of a class for a kind: limits nothing. */
 void bw_class_reset(enum bw_kind kind, struct bw_class_set *s);

@@ -25,6 +25,23 @@
  * weight wanting more is satisfied (never, while one of them contends); what
  * is left then is split equally among the weight-0 classes wanting more, so a
  * weight-0 class contending alone still gets everything.
+ * Hard limit: CBQRI 1.0 reads weight 0 otherwise, "the configured limit is
+ * a hard limit, and the use of unused or non-reserved bandwidth is not
+ * allowed", with the allocation scaling linearly with Rbwb. A class with
+ * weight 0 and `hard` set gets min(demand, R_c) and never any spare: not
+ * from the water-filling, not from rule (c) below, not past R_c in the
+ * bookings beyond the ring. Its reservation stays guaranteed as rule (a)
+ * guarantees any other's. So that its share is exact however R_c divides
+ * into whole transfers, its limit in window w is not R_c itself but the
+ * transfers (of its largest size t) that bring windows 0..w together to
+ * floor((w + 1) R_c / t): floor or ceiling of R_c / t each, R_c on average,
+ * depending on nothing but w (no banking of idle windows). Its crossings
+ * are thus settled by that schedule, not by the carries below. Rbwb 0,
+ * which CBQRI 1.0 forbids in CONFIG_LIMIT (Rbwb >= 1), would never admit
+ * anything; such a class gets one transfer per window instead, so that its
+ * requests still complete (project choice). And however small R_c is, it
+ * gets at least one transfer per SHARE_HARD_SLOWEST windows, which bounds
+ * the bookings a transfer may push ahead.
  * "Recent" is the previous window alone while requests arrive in time order;
  * when some come late (cores run in quanta), the previous windows are not
  * complete yet when a new one starts, so it stretches back over as many
@@ -70,6 +87,8 @@
 #define SHARE_PAST  16 /* windows kept up to the current one */
 #define SHARE_AHEAD 16 /* windows kept after it */
 #define SHARE_RING  (SHARE_PAST + SHARE_AHEAD)
+/* A hard class gets a transfer at least once in this many windows. */
+#define SHARE_HARD_SLOWEST 65536.0
 
 struct share_win {
     uint64_t idx; /* window number; UINT64_MAX: none yet */
@@ -110,6 +129,25 @@ static double share_c(const struct bw *b)
 static double share_resv(const struct bw *b, unsigned cls)
 {
     return share_c(b) * (double)b->set[cls].rbwb / (double)b->cfg.nblks;
+}
+
+/* Whether class cls is held to its reservation (CBQRI 1.0 Mweight 0). */
+static int share_hard(const struct bw *b, unsigned cls)
+{
+    return b->set[cls].hard && b->set[cls].weight == 0;
+}
+
+/* What a hard class may take in window w (see the top): whole transfers of
+ * its largest size t, so that windows 0..w carry floor((w + 1) R_c / t). */
+static double share_hard_quota(const struct bw *b, const struct share_cls *k, unsigned cls,
+                               uint64_t w)
+{
+    double t = k->maxb > 0 ? k->maxb : 1, r = share_resv(b, cls);
+    if (r <= 0)
+        return t; /* Rbwb 0: one transfer a window, to make progress */
+    if (r < t / SHARE_HARD_SLOWEST)
+        r = t / SHARE_HARD_SLOWEST;
+    return t * (floor((double)(w + 1) * r / t) - floor((double)w * r / t));
 }
 
 static struct share_win *share_win(struct share_state *s, uint64_t w)
@@ -274,6 +312,8 @@ static void share_roll(struct bw *b, struct share_state *s, uint64_t nw)
         double r = share_resv(b, c), a = share_allow(b, s, cur)[c], u = share_used(b, s, cur)[c];
         double d = u - (a > r ? a : r);
         k->over = 0;
+        if (share_hard(b, c)) /* its quotas settle its crossings */
+            continue;
         if (nw == cur + 1 && d > 0)
             k->over = d < k->maxb ? d : k->maxb;
         else if (nw == cur + 1 && k->lc == cur + 1 && pw->total >= pw->cap)
@@ -303,7 +343,7 @@ static void share_roll(struct bw *b, struct share_state *s, uint64_t nw)
         double r = share_resv(b, c);
         k->allow = demand < r ? demand : r;
         spare -= k->allow;
-        k->need = demand - k->allow;
+        k->need = share_hard(b, c) ? 0 : demand - k->allow; /* a hard limit: no spare */
         k->want = k->need > 0;
     }
     if (spare > 0)
@@ -344,6 +384,8 @@ static int share_fits(const struct bw *b, struct share_state *s, unsigned cls, u
 {
     const struct share_win *x = share_win(s, w);
     const double *used = share_used(b, s, w), *allow = share_allow(b, s, w);
+    if (share_hard(b, cls)) /* (a) alone, to the window's quota */
+        return used[cls] < share_hard_quota(b, &s->c[cls], cls, w);
     if (used[cls] < share_resv(b, cls))
         return 1;
     if (used[cls] < allow[cls] && x->total < x->cap)
@@ -423,7 +465,17 @@ static uint64_t share_admit(struct bw *b, unsigned cls, unsigned port, uint64_t 
     /* Beyond the ring: one window after another, at the class's limit. */
     double r = share_resv(b, cls), a = share_allow(b, s, s->cur)[cls];
     double lim = a > r ? a : r;
-    if (!k->fn) {
+    if (share_hard(b, cls)) { /* the window's quota, which may be 0 where R_c < t */
+        if (!k->fn) {
+            k->fw = s->cur + SHARE_AHEAD + 1;
+            if (!share_far_push(k))
+                return share_far_lost(b, k, now);
+        }
+        while (k->fq[(k->fh + k->fn - 1) % k->fq_cap] >=
+               share_hard_quota(b, k, cls, k->fw + k->fn - 1))
+            if (!share_far_push(k))
+                return share_far_lost(b, k, now);
+    } else if (!k->fn) {
         k->fw = s->cur + SHARE_AHEAD + 1;
         if (!share_far_push(k))
             return share_far_lost(b, k, now);
