@@ -372,7 +372,8 @@ static int read_caps(struct cbq *d, struct cbq_ctl *c, unsigned described, struc
     int rc = rd(d, c, CBQRI_CAPABILITIES, &v, e);
     if (rc)
         return rc;
-    c->ver = (unsigned)(c->kind == CBQRI_CAPACITY ? HW_FGET(v, CC_CAP, VER) : HW_FGET(v, BC_CAP, VER));
+    c->ver =
+        (unsigned)(c->kind == CBQRI_CAPACITY ? HW_FGET(v, CC_CAP, VER) : HW_FGET(v, BC_CAP, VER));
     if (c->ver != CBQRI_VER && c->ver >> 4 != 1)
         return err_set(e, -QOSIM_EUNSUP,
                        "%s: %s.VER 0x%02x (version %u.%u): this driver implements the 2023 "
@@ -381,9 +382,8 @@ static int read_caps(struct cbq *d, struct cbq_ctl *c, unsigned described, struc
                        c->ver & 15, CBQRI_VER, CBQRI_VER_1_0);
     c->v10 = c->ver != CBQRI_VER;
     if (described && (described == CBQRI_VER) == c->v10)
-        return err_set(e, -QOSIM_EIO,
-                       "%s: firmware describes CBQRI %s, but %s.VER is 0x%02x (%s)", WHERE(d, c),
-                       described == CBQRI_VER ? "draft 0.1" : "1.0",
+        return err_set(e, -QOSIM_EIO, "%s: firmware describes CBQRI %s, but %s.VER is 0x%02x (%s)",
+                       WHERE(d, c), described == CBQRI_VER ? "draft 0.1" : "1.0",
                        reg_name(c, CBQRI_CAPABILITIES), c->ver, c->v10 ? "1.0" : "the draft");
     if (c->kind == CBQRI_CAPACITY) {
         c->ncblks = (unsigned)HW_FGET(v, CC_CAP, NCBLKS);
@@ -441,9 +441,8 @@ static int check_desc(const struct cbq_desc *x, unsigned i, int secure, struct e
     /* Draft ch. 1: 4 KiB aligned; 1.0 qos_intro: 8-byte aligned. */
     uint64_t align = x->ver == CBQRI_VER || secure ? CBQRI_WINDOW : 8;
     if (x->base % align)
-        return err_set(e, -QOSIM_EINVAL,
-                       "CBQRI controller %u: base 0x%llx is not %s aligned (%s)", i,
-                       (unsigned long long)x->base, align == 8 ? "8-byte" : "4 KiB",
+        return err_set(e, -QOSIM_EINVAL, "CBQRI controller %u: base 0x%llx is not %s aligned (%s)",
+                       i, (unsigned long long)x->base, align == 8 ? "8-byte" : "4 KiB",
                        align == 8 ? "CBQRI 1.0" : "the draft, ch. 1");
     if (x->base > UINT64_MAX - CBQRI_WINDOW - (secure ? CBQRI_SECURE_OFFSET : 0))
         return err_set(e, -QOSIM_EINVAL,
@@ -467,9 +466,9 @@ static int same_text(struct cbq *d, const struct cbq_ctl *c, int secure, struct 
 {
     const struct cbq_ctl *f = &d->ctl[0];
     if (c->v10 != f->v10)
-        return err_set(e, -QOSIM_EUNSUP,
-                       "%s follows CBQRI %s, %s %s: one driver drives one text", WHERE(d, c),
-                       c->v10 ? "1.0" : "draft 0.1", WHERE(d, f), f->v10 ? "1.0" : "draft 0.1");
+        return err_set(e, -QOSIM_EUNSUP, "%s follows CBQRI %s, %s %s: one driver drives one text",
+                       WHERE(d, c), c->v10 ? "1.0" : "draft 0.1", WHERE(d, f),
+                       f->v10 ? "1.0" : "draft 0.1");
     if (c->rpfx != f->rpfx || c->p != f->p)
         return err_set(e, -QOSIM_EUNSUP,
                        "%s: RPFX %u P %u, but %s has RPFX %u P %u: effective MCIDs would differ "
@@ -650,8 +649,7 @@ int cbq_set_cap(struct cbq *d, unsigned ctl, unsigned rcid, unsigned at, uint64_
         return err_set(e, -QOSIM_EINVAL,
                        "%s: RCID %u AT %u: cc_cunits reads back %llu after %llu was written: "
                        "more capacity units than the controller has (WARL, 1.0 CC_CUNITS)",
-                       WHERE(d, c), rcid, at, (unsigned long long)back,
-                       (unsigned long long)cunits);
+                       WHERE(d, c), rcid, at, (unsigned long long)back, (unsigned long long)cunits);
     return rc;
 }
 
@@ -824,8 +822,8 @@ static int mon_raw(struct cbq *d, const struct cbq_ctl *c, unsigned mcid, uint64
         rc = rd(d, c, CBQRI_MON_CTR_VAL, &v, e);
     if (rc)
         return rc;
-    int invalid = c->kind == CBQRI_CAPACITY ? HW_FGET(v, CC_CTR, INV) != 0
-                                            : HW_FGET(v, BC_CTR, INV) != 0;
+    int invalid =
+        c->kind == CBQRI_CAPACITY ? HW_FGET(v, CC_CTR, INV) != 0 : HW_FGET(v, BC_CTR, INV) != 0;
     if (invalid)
         return err_set(e, -QOSIM_EIO, "%s: MCID %u: %s %s (%s: %s)", WHERE(d, c), mcid,
                        reg_name(c, CBQRI_MON_CTR_VAL), c->v10 ? "INV" : "INVALID",
@@ -983,8 +981,7 @@ int cbq_boot(const struct cbqri_regif *r, unsigned nhart, struct err *e)
                                  v | 1ull << (MSTATEEN0_SRMCFG_SHIFT - 32));
         }
         if (f != HW_OK)
-            return err_set(e, -QOSIM_EIO, "hart %u: mstateen0 in M-mode: %s", h,
-                           hw_fault_name(f));
+            return err_set(e, -QOSIM_EIO, "hart %u: mstateen0 in M-mode: %s", h, hw_fault_name(f));
     }
     return 0;
 }

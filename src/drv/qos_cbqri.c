@@ -76,21 +76,37 @@ static struct cbq *drv(struct qos *q, int secure)
     return secure ? &q->cs : &q->c;
 }
 
+/* One (RCID, AT)'s capacity allocation at controller k: a CONFIG_LIMIT
+ * sets the block mask and, on 1.0 with CUNITS, the unit limit together
+ * (CC_ALLOC), so what the section leaves out is read back and kept. */
+static int set_cap(struct cbq *d, unsigned k, unsigned rcid, unsigned at, int new_mask,
+                   uint64_t mask, int new_units, uint64_t units, struct err *e)
+{
+    int rc = 0;
+    if (!new_mask)
+        rc = cbq_get_cbm(d, k, rcid, at, &mask, e);
+    if (!rc && !new_units && d->ctl[k].cunits)
+        rc = cbq_get_cunits(d, k, rcid, at, &units, e);
+    return rc ? rc : cbq_set_cap(d, k, rcid, at, mask, d->ctl[k].cunits ? units : 0, e);
+}
+
 static int set_masks(struct qos *q, const struct scen_qos_set *x, unsigned rcid, struct err *e)
 {
     struct cbq *d = drv(q, x->secure);
     int rc = 0;
     for (unsigned k = 0; k < d->nctl && !rc; k++) {
         int l = q->ctl_level[k];
-        if (l < 0 || !x->has_mask[l])
+        if (l < 0 || (!x->has_mask[l] && !(x->has_units >> l & 1)))
             continue;
-        unsigned has = x->has_mask[l];
+        unsigned has = x->has_mask[l], nu = x->has_units >> l & 1;
         if (d->ctl[k].nat < 2) /* one allocation for code and data */
-            rc = cbq_set_cbm(d, k, rcid, CBQRI_AT_DATA, x->mask[l][MACH_DATA], e);
-        else
+            rc = set_cap(d, k, rcid, CBQRI_AT_DATA, has != 0, x->mask[l][MACH_DATA], nu,
+                         x->units[l], e);
+        else /* AT 0 is data, AT 1 code (Table 1, AT_ENC); the unit limit for each */
             for (unsigned t = MACH_DATA; t <= MACH_CODE && !rc; t++)
-                if (has & 1u << t) /* AT 0 is data, AT 1 code (spec Table 1) */
-                    rc = cbq_set_cbm(d, k, rcid, t, x->mask[l][t], e);
+                if (has & 1u << t || nu)
+                    rc = set_cap(d, k, rcid, t, (has & 1u << t) != 0, x->mask[l][t], nu,
+                                 x->units[l], e);
     }
     return rc;
 }
@@ -205,8 +221,7 @@ static int mon(struct qos *q, unsigned task, struct run_mon_val *v, struct err *
 /* RCID-prefixed mode: a group is its RCID's counters (low bits 0); a task
  * gets the next low bits free in its group. The group of the task being
  * numbered is the one qos_assign just set its class from. */
-static int next_low(struct qos *q, const char *what, const char *name, unsigned *out,
-                    struct err *e)
+static int next_low(struct qos *q, const char *what, const char *name, unsigned *out, struct err *e)
 {
     if (!strcmp(what, "group")) {
         *out = 0;

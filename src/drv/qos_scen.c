@@ -102,6 +102,45 @@ static int load_mask(const struct scen *s, struct conf *c, struct conf_node *map
     return conf_check_unused(c, n, e);
 }
 
+/* units: {L3: SIZE, L2: SIZE}: CBQRI 1.0's cc_cunits, a limit on the
+ * capacity a group may occupy in its blocks at each cache instance, given
+ * in bytes and programmed in capacity units (lines: cbqri.h). Only where
+ * that level's capacity controllers report CUNITS. */
+static int load_units(const struct scen *s, struct conf *c, struct conf_node *map,
+                      struct scen_qos_set *q, struct err *e)
+{
+    struct conf_node *n = conf_get(map, "units");
+    int rc = 0;
+    if (!n)
+        return 0;
+    if (!is_riscv(s) || s->plat.cbqri_spec != PLAT_CBQRI_1_0)
+        return conf_error(c, n, e, "%s has no capacity-unit limits (CBQRI 1.0's cc_cunits)",
+                          s->plat.name);
+    if ((rc = conf_expect(c, n, CONF_MAP, e)) || (rc = conf_keys(c, n, e, "L3", "L2", NULL)))
+        return rc;
+    for (unsigned k = 0; k < sizeof qos_levels / sizeof *qos_levels; k++) {
+        enum plat_level l = qos_levels[k];
+        const char *key = plat_level_name[l];
+        if (!conf_get(n, key))
+            continue;
+        unsigned i = 0;
+        while (i < s->plat.n_cbqri_cap && s->plat.cbqri_cap[i].level != l)
+            i++;
+        if (i == s->plat.n_cbqri_cap || !s->plat.cbqri_cap[i].cunits)
+            return conf_error(c, conf_get(n, key), e,
+                              "the %s capacity controllers of %s have no capacity-unit limits "
+                              "(CUNITS 0)",
+                              key, s->plat.name);
+        const struct plat_cache *pc = &s->plat.cache[l];
+        uint64_t bytes;
+        if ((rc = conf_size(c, n, key, CONF_REQ, pc->geom.line, pc->geom.size, &bytes, e)))
+            return rc;
+        q->units[l] = bytes / pc->geom.line;
+        q->has_units |= 1u << l;
+    }
+    return 0;
+}
+
 static int load_bw(const struct scen *s, struct conf *c, struct conf_node *map,
                    struct scen_qos_set *q, struct err *e)
 {
@@ -197,6 +236,8 @@ static int load_settings(struct scen *s, struct conf *c, struct conf_node *map,
     for (unsigned k = 0; k < sizeof qos_levels / sizeof *qos_levels && !rc; k++)
         rc = load_mask(s, c, map, qos_levels[k], q, e);
     if (!rc)
+        rc = load_units(s, c, map, q, e);
+    if (!rc)
         rc = load_bw(s, c, map, q, e);
     if (!rc)
         rc = check_resv(s, c, map, q, e);
@@ -210,7 +251,7 @@ static int load_settings(struct scen *s, struct conf *c, struct conf_node *map,
         return conf_error(c, t, e, "confidential settings go in a group, not inside another");
     /* tasks and confidential are refused in here, each with its reason. */
     if ((rc = conf_expect(c, t, CONF_MAP, e)) ||
-        (rc = conf_keys(c, t, e, "L3", "L2", "mba", "limit", "reserve", "weight", "tasks",
+        (rc = conf_keys(c, t, e, "L3", "L2", "units", "mba", "limit", "reserve", "weight", "tasks",
                         "confidential", NULL)))
         return rc;
     tee->grp = q->grp;
@@ -247,8 +288,8 @@ static int load_groups(struct scen *s, struct conf *c, struct conf_node *list, s
         struct conf_node *m = &list->kids[g];
         const char *name = NULL;
         if ((rc = conf_expect(c, m, CONF_MAP, e)) ||
-            (rc = conf_keys(c, m, e, "name", "tasks", "L3", "L2", "mba", "limit", "reserve",
-                            "weight", "confidential", NULL)) ||
+            (rc = conf_keys(c, m, e, "name", "tasks", "L3", "L2", "units", "mba", "limit",
+                            "reserve", "weight", "confidential", NULL)) ||
             (rc = conf_str(c, m, "name", CONF_REQ, &name, e)))
             return rc;
         if (strlen(name) >= sizeof q->grp[g] || !*name || !strcmp(name, "default"))
@@ -373,8 +414,8 @@ static int phase(struct scen *s, struct conf *c, struct conf_node *list, struct 
         struct conf_node *m = &list->kids[i];
         const char *name = NULL;
         if ((rc = conf_expect(c, m, CONF_MAP, e)) ||
-            (rc = conf_keys(c, m, e, "group", "tasks", "L3", "L2", "mba", "limit", "reserve",
-                            "weight", "confidential", NULL)) ||
+            (rc = conf_keys(c, m, e, "group", "tasks", "L3", "L2", "units", "mba", "limit",
+                            "reserve", "weight", "confidential", NULL)) ||
             (rc = conf_str(c, m, "group", CONF_REQ, &name, e)))
             return rc;
         unsigned g = 0;

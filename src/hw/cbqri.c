@@ -532,8 +532,8 @@ static const struct cbqri_reg cc_regs_draft[CBQRI_NREG] = {
 
 static const struct cbqri_reg cc_regs_10[CBQRI_NREG] = {
     {"cc_capabilities", CBQRI_CAPABILITIES, 0, 0, 0, "1.0 CC_CAP", cc_cap_read, ro_write},
-    {"cc_mon_ctl", CBQRI_MON_CTL, MON_RW, MON_AT, 0, "1.0 CC_MCTL, CC_MON_OP, CC_EVT_ID, CC_MON_STS",
-     mon_read, mon_write},
+    {"cc_mon_ctl", CBQRI_MON_CTL, MON_RW, MON_AT, 0,
+     "1.0 CC_MCTL, CC_MON_OP, CC_EVT_ID, CC_MON_STS", mon_read, mon_write},
     {"cc_mon_ctr_val", CBQRI_MON_CTR_VAL, 0, 0, 0, "1.0 CC_MCTR", ctr_read, ro_write},
     {"cc_alloc_ctl", CBQRI_ALLOC_CTL, ALLOC_RW, HW_FMASK(ALLOC_CTL, AT), 0,
      "1.0 CC_ALLOC, CC_ALLOC_OP, CC_ALLOC_STS", alloc_read, alloc_write},
@@ -554,8 +554,8 @@ static const struct cbqri_reg bc_regs_draft[CBQRI_NREG] = {
 
 static const struct cbqri_reg bc_regs_10[CBQRI_NREG] = {
     {"bc_capabilities", CBQRI_CAPABILITIES, 0, 0, 0, "1.0 BC_CAP", bc_cap_read, ro_write},
-    {"bc_mon_ctl", CBQRI_MON_CTL, MON_RW, MON_AT, 0, "1.0 BC_MCTL, BC_MON_OP, BC_EVT_ID, BC_MON_STS",
-     mon_read, mon_write},
+    {"bc_mon_ctl", CBQRI_MON_CTL, MON_RW, MON_AT, 0,
+     "1.0 BC_MCTL, BC_MON_OP, BC_EVT_ID, BC_MON_STS", mon_read, mon_write},
     {"bc_mon_ctr_val", CBQRI_MON_CTR_VAL, 0, 0, 0, "1.0 BC_MCTR", ctr_read, ro_write},
     {"bc_alloc_ctl", CBQRI_ALLOC_CTL, ALLOC_RW, HW_FMASK(ALLOC_CTL, AT), 0,
      "1.0 BC_ALLOC, BC_ALLOC_OP, BC_ALLOC_STS", alloc_read, alloc_write},
@@ -798,7 +798,7 @@ enum hw_fault cbqri_csr_write(struct cbqri *q, unsigned hart, enum cbqri_mode md
     enum hw_fault f = csr_check(q, hart, md, csr);
     if (f)
         return f;
-    val &= bits_mask(q->xlen); /* the register is XLEN bits wide */
+    val &= bits_mask(q->xlen);                       /* the register is XLEN bits wide */
     const uint64_t se = HW_FMASK(MSTATEEN0, SRMCFG); /* the one bit implemented */
     if (csr == CBQRI_CSR_MSTATEEN0)
         q->mstateen0[hart] = (q->mstateen0[hart] & ~bits_mask(q->xlen)) | (val & se);

@@ -294,9 +294,9 @@ struct cbqri {
     int smstateen;                 /* mstateen0 exists and gates srmcfg */
     int rpfx;                      /* RCID-prefixed MCIDs (RPFX), with pfx bits (P) */
     unsigned pfx;
-    uint64_t *csr;                 /* [ncpu] sqoscfg or srmcfg */
-    uint64_t *mstateen0;           /* [ncpu] */
-    uint64_t faults, fault_addr;   /* access faults so far, and the last one's address */
+    uint64_t *csr;               /* [ncpu] sqoscfg or srmcfg */
+    uint64_t *mstateen0;         /* [ncpu] */
+    uint64_t faults, fault_addr; /* access faults so far, and the last one's address */
 };
 
 /* Builds the controllers the profile lists (a RISC-V profile), at reset. */

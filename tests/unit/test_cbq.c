@@ -110,9 +110,8 @@ static unsigned descs(struct cbq_desc *out, unsigned width)
     unsigned n = 0;
     for (unsigned k = 0; k < p->n_cbqri_cap; k++)
         for (unsigned i = 0; i < M.ncache[p->cbqri_cap[k].level]; i++)
-            out[n++] =
-                (struct cbq_desc){CBQRI_CAPACITY, p->cbqri_cap[k].base + i * CBQRI_WINDOW, 0,
-                                  CBQRI_VER};
+            out[n++] = (struct cbq_desc){CBQRI_CAPACITY, p->cbqri_cap[k].base + i * CBQRI_WINDOW, 0,
+                                         CBQRI_VER};
     for (unsigned k = 0; k < p->n_cbqri_bw; k++)
         for (unsigned i = 0; i < p->nnodes; i++)
             out[n++] = (struct cbq_desc){CBQRI_BANDWIDTH, p->cbqri_bw[k].base + i * CBQRI_WINDOW,

@@ -270,7 +270,9 @@ static uint64_t addr(unsigned task, uint64_t line)
 static void run_as(unsigned hart, int task, unsigned rcid, unsigned mcid)
 {
     mach_set_assoc(&M, hart, task, M.cpu[hart].cls, M.cpu[hart].tag);
-    assert_int_equal(cbqri_csr_write(&Q, hart, CBQRI_S, CBQRI_CSR_SQOSCFG, (uint64_t)(mcid << 16 | rcid)), HW_OK);
+    assert_int_equal(
+        cbqri_csr_write(&Q, hart, CBQRI_S, CBQRI_CSR_SQOSCFG, (uint64_t)(mcid << 16 | rcid)),
+        HW_OK);
 }
 
 static void access_n(unsigned hart, unsigned kind, unsigned task, uint64_t first, uint64_t n)
@@ -752,7 +754,8 @@ static void test_sqoscfg(void **state)
     IS(v, 0x00250007);
     IS(M.cpu[3].cls, 7);
     IS(M.cpu[3].tag, 0x25);
-    IS(cbqri_csr_write(&Q, 3, CBQRI_S, CBQRI_CSR_SQOSCFG, 0x0fff1234), HW_OK); /* RCID 4, MCID 0x3f */
+    IS(cbqri_csr_write(&Q, 3, CBQRI_S, CBQRI_CSR_SQOSCFG, 0x0fff1234),
+       HW_OK); /* RCID 4, MCID 0x3f */
     IS(Q.csr[3], 0x003f0004);
     /* Per hart. */
     IS(cbqri_csr_read(&Q, 2, CBQRI_S, CBQRI_CSR_SQOSCFG, &v), HW_OK);

@@ -29,8 +29,7 @@ struct tiny_rv_opt {
  * true"), bandwidth counter width and sampling ("1", "0.5"), in the text
  * o says (NULL: the 2023 draft). */
 static inline int tiny_rv_plat_opt(struct plat *p, unsigned width, const char *sample,
-                                   const char *events, const struct tiny_rv_opt *o,
-                                   struct err *e)
+                                   const char *events, const struct tiny_rv_opt *o, struct err *e)
 {
     char text[2560], core[96] = "", spec[96] = "    spec: draft-2023\n";
     const char *cu = "";

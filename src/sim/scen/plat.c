@@ -682,8 +682,8 @@ static int check_vendor(struct plat *p, struct conf *c, struct err *e)
  * (offset 32 + BMW/8, NCBLKS <= 64 here), bandwidth 40. In RCID-prefixed
  * mode every effective MCID, RCID << P | (MCID & (2^P - 1)), must name a
  * counter the controller has. */
-static int check_place(const struct plat *p, struct conf *c, const struct plat_cbqri_ctl *k,
-                       int bw, unsigned i, struct err *e)
+static int check_place(const struct plat *p, struct conf *c, const struct plat_cbqri_ctl *k, int bw,
+                       unsigned i, struct err *e)
 {
     int draft = p->cbqri_spec == PLAT_CBQRI_DRAFT;
     uint64_t align = draft ? 4096 : 8, regs = draft ? 4096 : bw ? 40 : 48;
@@ -693,11 +693,11 @@ static int check_place(const struct plat *p, struct conf *c, const struct plat_c
                           (unsigned long long)k->base, draft ? "4 KiB" : "8-byte",
                           plat_cbqri_spec_name[p->cbqri_spec]);
     if (k->stride % align || k->stride < regs)
-        return conf_error(c, ctl_node(c, bw, i, "stride"), e,
-                          "%llu: instances are %s (CBQRI %s)", (unsigned long long)k->stride,
+        return conf_error(c, ctl_node(c, bw, i, "stride"), e, "%llu: instances are %s (CBQRI %s)",
+                          (unsigned long long)k->stride,
                           draft ? "a multiple of 4 KiB apart"
-                                : bw ? "at least 40 bytes apart, a multiple of 8"
-                                     : "at least 48 bytes apart, a multiple of 8",
+                          : bw  ? "at least 40 bytes apart, a multiple of 8"
+                                : "at least 48 bytes apart, a multiple of 8",
                           plat_cbqri_spec_name[p->cbqri_spec]);
     if (p->cbqri_rpfx && ((uint64_t)k->rcids << p->cbqri_p) > k->mcids)
         return conf_error(c, at(c, "qos.cbqri.mcid_prefix"), e,
@@ -755,8 +755,7 @@ static int check_cbqri(struct plat *p, struct conf *c, struct err *e)
         int rc = check_place(p, c, k, 0, i, e);
         if (rc)
             return rc;
-        s[ns++] = (struct span){k->base, k->base + k->stride * plat_cache_count(p, k->level), 0,
-                                i};
+        s[ns++] = (struct span){k->base, k->base + k->stride * plat_cache_count(p, k->level), 0, i};
     }
     for (int l = PLAT_L2; l < PLAT_NLEVEL; l++) {
         unsigned i = 0;

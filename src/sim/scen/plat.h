@@ -155,8 +155,8 @@ struct plat {
     unsigned n_cbqri_cap, n_cbqri_bw;
     unsigned cbqri_busy, cbqri_access; /* cycles an operation keeps BUSY; an MMIO access costs */
     enum plat_cbqri_spec cbqri_spec;
-    int cbqri_rpfx;        /* 1.0: every controller in RCID-prefixed mode (RPFX 1) */
-    unsigned cbqri_p;      /* its P: MCID bits kept under the RCID prefix (0..12) */
+    int cbqri_rpfx;   /* 1.0: every controller in RCID-prefixed mode (RPFX 1) */
+    unsigned cbqri_p; /* its P: MCID bits kept under the RCID prefix (0..12) */
     struct plat_lwp lwp;
     /* Derived. */
     unsigned ncpus, ncores, nmodules, ndomains, nnodes;

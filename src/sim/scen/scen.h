@@ -46,9 +46,11 @@ struct scen_qos_set {
     unsigned mba;          /* percent of bandwidth, as resctrl's MB and pqos: 100 unthrottled */
     double limit;          /* bytes per second; 0 unlimited */
     unsigned rbwb, weight; /* CBQRI: reserved bandwidth blocks (of NBWBLKS) and Mweight */
-    int secure;            /* CBQRI: for the group's confidential requests, through the
-                              secure register windows (spec 5.2) */
-    unsigned line;         /* where it was written, for messages */
+    unsigned has_units;    /* CBQRI 1.0: bit per level with a capacity-unit limit */
+    uint64_t units[PLAT_NLEVEL]; /* its cc_cunits: lines the group may occupy per instance */
+    int secure;                  /* CBQRI: for the group's confidential requests, through the
+                                    secure register windows (spec 5.2) */
+    unsigned line;               /* where it was written, for messages */
 };
 
 enum scen_mon { SCEN_MON_NONE, SCEN_MON_TASK, SCEN_MON_GROUP };
