@@ -438,6 +438,11 @@ static int check_desc(const struct cbq_desc *x, unsigned i, int secure, struct e
                        "CBQRI controller %u: version 0x%02x is neither the draft's (0x%02x) "
                        "nor 1.x",
                        i, x->ver, CBQRI_VER);
+    if (secure && x->ver >> 4 == 1)
+        return err_set(e, -QOSIM_EUNSUP,
+                       "CBQRI controller %u: CBQRI 1.0 has no secure register interface (the "
+                       "draft's 5.2.1)",
+                       i);
     /* Draft ch. 1: 4 KiB aligned; 1.0 qos_intro: 8-byte aligned. */
     uint64_t align = x->ver == CBQRI_VER || secure ? CBQRI_WINDOW : 8;
     if (x->base % align)

@@ -102,23 +102,25 @@ static void unboot(void)
 }
 
 /* What firmware says of the platform: one entry per controller instance,
- * in the profile's order (instance i at base + i * 4 KiB). width, when not
- * 0, replaces the profile's counter width. */
+ * in the profile's order (instance i at base + i * stride), in the text
+ * the profile follows. width, when not 0, replaces the profile's counter
+ * width. */
 static unsigned descs(struct cbq_desc *out, unsigned width)
 {
     const struct plat *p = &M.p;
-    unsigned n = 0;
+    unsigned n = 0, ver = p->cbqri_spec == PLAT_CBQRI_1_0 ? CBQRI_VER_1_0 : CBQRI_VER;
     for (unsigned k = 0; k < p->n_cbqri_cap; k++)
         for (unsigned i = 0; i < M.ncache[p->cbqri_cap[k].level]; i++)
-            out[n++] = (struct cbq_desc){CBQRI_CAPACITY, p->cbqri_cap[k].base + i * CBQRI_WINDOW, 0,
-                                         CBQRI_VER};
+            out[n++] = (struct cbq_desc){CBQRI_CAPACITY,
+                                         p->cbqri_cap[k].base + i * p->cbqri_cap[k].stride, 0, ver};
     for (unsigned k = 0; k < p->n_cbqri_bw; k++)
         for (unsigned i = 0; i < p->nnodes; i++)
-            out[n++] = (struct cbq_desc){CBQRI_BANDWIDTH, p->cbqri_bw[k].base + i * CBQRI_WINDOW,
-                                         width               ? width
-                                         : p->mon.width < 62 ? p->mon.width
-                                                             : 62,
-                                         CBQRI_VER};
+            out[n++] =
+                (struct cbq_desc){CBQRI_BANDWIDTH, p->cbqri_bw[k].base + i * p->cbqri_bw[k].stride,
+                                  width               ? width
+                                  : p->mon.width < 62 ? p->mon.width
+                                                      : 62,
+                                  ver};
     return n;
 }
 
@@ -180,6 +182,23 @@ static int setup_tiny(void **state)
     (void)state;
     boot_tiny("occupancy: true, total: true");
     return 0;
+}
+
+static int setup_soc10(void **state)
+{
+    (void)state;
+    boot("riscv-soc");
+    return 0;
+}
+
+/* tiny-rv in CBQRI 1.0's text, as o says. */
+static void boot_tiny10(const struct tiny_rv_opt *o)
+{
+    struct err e = {0};
+    struct plat p;
+    if (tiny_rv_plat_opt(&p, 20, "1", "occupancy: true, total: true", o, &e))
+        fail_msg("tiny-rv 1.0: %s", e.msg);
+    boot_plat(&p);
 }
 
 static int teardown(void **state)
@@ -821,6 +840,157 @@ static void test_assoc(void **state)
     IS(M.cpu[3].tag, 0);
 }
 
+/* ======================= CBQRI 1.0 ======================= */
+
+/* riscv-soc follows 1.0: VER 0x10 everywhere, CUNITS at both capacity
+ * levels, direct MCIDs; the harts' CSR is srmcfg (Ssqosid). */
+static void test_discovery_10(void **state)
+{
+    (void)state;
+    IS(D.v10, 1);
+    IS(D.csr, CBQRI_CSR_SRMCFG);
+    IS(D.rpfx, 0);
+    IS(D.nctl, 7);
+    for (unsigned k = 0; k < D.nctl; k++) {
+        const struct cbq_ctl *c = &D.ctl[k];
+        IS(c->ver, CBQRI_VER_1_0);
+        IS(c->v10, 1);
+        IS(c->cunits, c->kind == CBQRI_CAPACITY);
+        IS(c->rpfx, 0);
+        IS(c->p, 0);
+    }
+    IS(D.nrcid, 16);
+    IS(D.nmcid, 64);
+}
+
+/* Firmware and VER must name the same text; 1.0 has no secure windows. */
+static void test_text_checks_10(void **state)
+{
+    (void)state;
+    struct cbq d2;
+    struct cbq_desc desc[16];
+    unsigned n = descs(desc, 0);
+    desc[4].ver = CBQRI_VER;
+    FAILS(cbq_init(&d2, &SHIM, 0, CBQRI_S, 0, desc, n, &E), -QOSIM_EIO, "0x04828000",
+          "firmware describes CBQRI draft 0.1, but cc_capabilities.VER is 0x10 (1.0)");
+    desc[4].ver = 0; /* unknown: VER decides */
+    OK(cbq_init(&d2, &SHIM, 0, CBQRI_S, 0, desc, n, &E));
+    IS(d2.v10, 1);
+    cbq_free(&d2);
+    FAILS(cbq_init(&d2, &SHIM, 0, CBQRI_SECURE_M, 1, desc, n, &E), -QOSIM_EUNSUP,
+          "CBQRI 1.0 has no secure register interface");
+    /* 8-byte aligned is all 1.0 asks (qos_intro): the description passes,
+     * and the driver reads cc_mon_ctl (READ_COUNTER, OP 2) as capabilities ... */
+    desc[0].base += 8;
+    desc[0].ver = CBQRI_VER_1_0;
+    FAILS(cbq_init(&d2, &SHIM, 0, CBQRI_S, 0, desc, n, &E), -QOSIM_EUNSUP, "0x04820008",
+          "VER 0x02");
+    desc[0].base += 4; /* ... but not 4 */
+    FAILS(cbq_init(&d2, &SHIM, 0, CBQRI_S, 0, desc, n, &E), -QOSIM_EINVAL, "0x482000c",
+          "not 8-byte aligned");
+}
+
+/* With Smstateen, S-mode reaches srmcfg only after M-mode set mstateen0
+ * bit 55 (Ssqosid ch. 2): cbq_boot is that M-mode side. */
+static void test_boot_10(void **state)
+{
+    (void)state;
+    uint64_t v;
+    FAILS(cbq_assoc(&D, 3, 5, 33, &E), -QOSIM_EIO, "hart 3", "srmcfg read in S-mode",
+          "illegal-instruction");
+    IS(M.cpu[3].cls, 0);
+    OK(cbq_boot(&SHIM, M.ncpu, &E));
+    for (unsigned h = 0; h < M.ncpu; h++)
+        IS(Q.mstateen0[h], 1ull << 55);
+    OK(cbq_assoc(&D, 3, 5, 33, &E));
+    assert_int_equal(cbqri_csr_read(&Q, 3, CBQRI_S, CBQRI_CSR_SRMCFG, &v), HW_OK);
+    IS(v, 0x00210005);
+    IS(M.cpu[3].cls, 5);
+    IS(M.cpu[3].tag, 33);
+    FAILS(cbq_assoc(&D, 3, 0, 64, &E), -QOSIM_EINVAL, "MCID 64", "MCIDs 0..63");
+    unsigned w = S.csr_writes;
+    OK(cbq_boot(&SHIM, M.ncpu, &E)); /* again: the bit stays, the write is the same */
+    IS(S.csr_writes, w + M.ncpu);
+    IS(Q.mstateen0[0], 1ull << 55);
+}
+
+/* Without Smstateen there is no mstateen0 to set up; on RV32 bit 55 is
+ * bit 23 of mstateen0h. */
+static void test_boot_variants_10(void **state)
+{
+    (void)state;
+    boot_tiny10(&(struct tiny_rv_opt){.v10 = 1, .prefix = -1});
+    unsigned w = S.csr_writes;
+    OK(cbq_boot(&SHIM, M.ncpu, &E));
+    IS(S.csr_writes, w);
+    OK(cbq_assoc(&D, 1, 2, 3, &E));
+    IS(M.cpu[1].cls, 2);
+    boot_tiny10(&(struct tiny_rv_opt){.v10 = 1, .smstateen = 1, .xlen = 32, .prefix = -1});
+    FAILS(cbq_assoc(&D, 1, 2, 3, &E), -QOSIM_EIO, "srmcfg", "illegal-instruction");
+    OK(cbq_boot(&SHIM, M.ncpu, &E));
+    uint64_t v;
+    assert_int_equal(cbqri_csr_read(&Q, 1, CBQRI_M, CBQRI_CSR_MSTATEEN0H, &v), HW_OK);
+    IS(v, 1u << 23);
+    assert_int_equal(cbqri_csr_read(&Q, 1, CBQRI_M, CBQRI_CSR_MSTATEEN0, &v), HW_OK);
+    IS(v, 0);
+    OK(cbq_assoc(&D, 1, 2, 3, &E));
+    IS(M.cpu[1].tag, 3);
+}
+
+/* cc_cunits (CC_CUNITS): CONFIG_LIMIT writes the block mask and the unit
+ * limit together, READ_LIMIT returns both. riscv-soc's L2 has 16384 lines. */
+static void test_cunits_10(void **state)
+{
+    (void)state;
+    uint64_t v = 0;
+    OK(cbq_set_cap(&D, 0, 1, 0, 0xf, 100, &E));
+    OK(cbq_get_cunits(&D, 0, 1, 0, &v, &E));
+    IS(v, 100);
+    OK(cbq_get_cbm(&D, 0, 1, 0, &v, &E));
+    IS(v, 0xf);
+    IS(Q.ctl[0].win[0].units[1], 100);
+    IS(mach_class_lines(&M, PLAT_L2, 0, 0, 1, MACH_ANY), 0);
+    OK(cbq_set_cbm(&D, 0, 1, 0, 0x3, &E)); /* a mask alone: no unit limit */
+    OK(cbq_get_cunits(&D, 0, 1, 0, &v, &E));
+    IS(v, 0);
+    OK(cbq_get_cunits(&D, 0, 2, 0, &v, &E)); /* reset: none */
+    IS(v, 0);
+    FAILS(cbq_set_cap(&D, 0, 1, 0, 0xf, 16385, &E), -QOSIM_EINVAL, "cc_cunits reads back 16384",
+          "after 16385", "WARL");
+    OK(cbq_set_cap(&D, 0, 1, 0, 0xf, 16384, &E));
+    FAILS(cbq_set_cap(&D, 6, 1, 0, 0xf, 1, &E), -QOSIM_EINVAL, "not a capacity controller");
+    boot("riscv-edge"); /* no CUNITS there */
+    FAILS(cbq_set_cap(&D, 0, 1, 0, 0xf, 100, &E), -QOSIM_EUNSUP, "CUNITS, which is 0");
+    FAILS(cbq_get_cunits(&D, 0, 1, 0, &v, &E), -QOSIM_EUNSUP, "CUNITS 0");
+    unsigned w = S.writes;
+    OK(cbq_set_cbm(&D, 0, 1, 0, 0xf, &E)); /* no cc_cunits write without CUNITS */
+    IS(S.writes, w + 2);
+}
+
+/* RCID-prefixed MCIDs (EMCID): tiny-rv with P 1 (4 RCIDs << 1 = 8 MCIDs). */
+static void test_rpfx_10(void **state)
+{
+    (void)state;
+    boot_tiny10(&(struct tiny_rv_opt){.v10 = 1, .prefix = 1});
+    IS(D.rpfx, 1);
+    IS(D.p, 1);
+    for (unsigned k = 0; k < D.nctl; k++)
+        IS(D.ctl[k].rpfx * 16 + D.ctl[k].p, 17);
+    IS(cbq_emcid(&D, 3, 1), 7);
+    IS(cbq_emcid(&D, 2, 3), 5); /* MCID & 1 */
+    IS(cbq_emcid(&D, 0, 0), 0);
+    FAILS(cbq_assoc(&D, 1, 3, 2, &E), -QOSIM_EINVAL, "MCID 2",
+          "(RCID-prefixed, P bits) MCIDs 0..1");
+    OK(cbq_assoc(&D, 1, 3, 1, &E));
+    IS(M.cpu[1].cls, 3);
+    IS(M.cpu[1].tag, 7);
+    /* The counters are the effective MCIDs': 0..7 all exist. */
+    OK(cbq_mon_config(&D, 2, 7, CBQRI_EVT_OCCUPANCY, 0, 0, &E));
+    boot_tiny10(&(struct tiny_rv_opt){.v10 = 1, .prefix = -1});
+    IS(D.rpfx, 0);
+    IS(cbq_emcid(&D, 3, 5), 5);
+}
+
 /* ======================= a fake controller ======================= */
 
 /* One controller at FAKE_BASE answering what the test asks: any STATUS,
@@ -1164,9 +1334,10 @@ static void test_fake_csr(void **state)
     cbq_free(&d);
 }
 
-#define SOC(t)  cmocka_unit_test_setup_teardown(t, setup_soc, teardown)
-#define TINY(t) cmocka_unit_test_setup_teardown(t, setup_tiny, teardown)
-#define BARE(t) cmocka_unit_test(t)
+#define SOC(t)   cmocka_unit_test_setup_teardown(t, setup_soc, teardown)
+#define TINY(t)  cmocka_unit_test_setup_teardown(t, setup_tiny, teardown)
+#define BARE(t)  cmocka_unit_test(t)
+#define SOC10(t) cmocka_unit_test_setup_teardown(t, setup_soc10, teardown)
 
 int main(void)
 {
@@ -1197,6 +1368,12 @@ int main(void)
         BARE(test_fake_readback),
         BARE(test_fake_counters),
         BARE(test_fake_csr),
+        SOC10(test_discovery_10),
+        SOC10(test_text_checks_10),
+        SOC10(test_boot_10),
+        SOC10(test_boot_variants_10),
+        SOC10(test_cunits_10),
+        SOC10(test_rpfx_10),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
