@@ -518,8 +518,7 @@ static void cunits_write(struct cbqri *q, struct cbqri_ctl *c, struct cbqri_win 
 /* Per text and kind. Reset values: BUSY 0 in both, STATUS 0 in the draft
  * (3, 4); every other field is UNSPECIFIED (1.0: STATUS too) and 0 here.
  * Capabilities are computed. The draft cites its sections, 1.0 its
- * AsciiDoc anchors (specs/riscv-cbqri-1.0/qos_capacity.adoc and
- * qos_bandwidth.adoc). */
+ * AsciiDoc anchors (its capacity and bandwidth chapters). */
 static const struct cbqri_reg cc_regs_draft[CBQRI_NREG] = {
     {"cc_capabilities", CBQRI_CAPABILITIES, 0, 0, 0, "draft 3.1, Figure 2", cc_cap_read, ro_write},
     {"cc_mon_ctl", CBQRI_MON_CTL, MON_RW, MON_AT, 0, "draft 3.2, Figure 3, Tables 3-5", mon_read,

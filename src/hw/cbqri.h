@@ -1,8 +1,8 @@
 /* RISC-V CBQRI to the register, in both texts a profile may choose
  * (qos.cbqri.spec, docs/cbqri-versions.md): the ratified CBQRI 1.0 with the
- * Ssqosid 1.0 srmcfg CSR ("1.0", specs/riscv-cbqri-1.0/), and the
+ * Ssqosid 1.0 srmcfg CSR ("1.0"), and the
  * spring-2023 draft with its sqoscfg CSR and secure windows ("draft-2023",
- * specs/riscv-cbqri-v0.1-draft.txt; figures in docs/registers.md 2). The
+ * figures in docs/registers.md 2). The
  * capacity controllers of the profile's caches, the bandwidth controller of
  * each node's memory, and every hart's CSRs, over the simulated machine.
  * Section numbers below are the draft's; 1.0's are its AsciiDoc anchors
