@@ -66,7 +66,6 @@ enum { CAP = 0, MON = 8, CTR = 16, ALLOC = 24, MASK = 32, BWA = 32, CUN = 40 };
 #define ST(s)      ((uint64_t)(s) << 32) /* *_ctl.STATUS [38:32] */
 #define BUSY       (1ull << 39)          /* *_ctl.BUSY [39] */
 #define CC_INV     (1ull << 63)          /* cc_mon_ctr_val.INV */
-#define BC_INV     (1ull << 62)          /* bc_mon_ctr_val.INV */
 #define BC_OVF     (1ull << 63)          /* bc_mon_ctr_val.OVF */
 #define MSTATEEN55 (1ull << 55)          /* mstateen0 bit 55 (Ssqosid ch. 2) */
 
@@ -97,8 +96,8 @@ static uint64_t ids_v(unsigned rcid, unsigned mcid)
 /* ---- building machines ---- */
 
 /* The 1.0 tiny-rv most tests use: Smstateen, SXLEN 64, direct MCIDs, CUNITS. */
-static const struct tiny_rv_opt V10 = {.v10 = 1, .smstateen = 1, .xlen = 64, .prefix = -1,
-                                       .cunits = 1};
+static const struct tiny_rv_opt V10 = {
+    .v10 = 1, .smstateen = 1, .xlen = 64, .prefix = -1, .cunits = 1};
 static const struct tiny_rv_opt DRAFT = {.v10 = 0, .prefix = -1};
 
 static void boot_plat(const struct plat *p)
@@ -141,9 +140,9 @@ static void boot_opt(struct tiny_rv_opt o)
 /* How a 1.0 tiny-rv differs from V10; fields left 0 keep V10's. */
 struct v10_diff {
     int no_smstateen, no_cunits;
-    int rpfx;       /* RCID-prefixed MCIDs, with P = p */
+    int rpfx; /* RCID-prefixed MCIDs, with P = p */
     unsigned p;
-    unsigned xlen;  /* 32 */
+    unsigned xlen; /* 32 */
     unsigned l2_stride, bw_stride;
     uint64_t bw_base;
 };
@@ -234,7 +233,7 @@ static void fault_at(unsigned hart, enum cbqri_mode md, uint64_t a, unsigned siz
     do {                                                                                           \
         uint64_t g_ = (got), w_ = (want);                                                          \
         if (g_ != w_)                                                                              \
-            fail_msg("line %d (%s): %s = 0x%llx, want 0x%llx", __LINE__, TNAME, #got,             \
+            fail_msg("line %d (%s): %s = 0x%llx, want 0x%llx", __LINE__, TNAME, #got,              \
                      (unsigned long long)g_, (unsigned long long)w_);                              \
     } while (0)
 
@@ -350,15 +349,15 @@ static void csr_denied(unsigned hart, enum cbqri_mode md, unsigned csr, enum hw_
         Q.mstateen0[hart % M.ncpu] != st)
         fail_msg("line %d (%s): CSR 0x%x by hart %u in %s: read %s (0x%llx), write %s, want %s "
                  "and no change",
-                 line, TNAME, csr, hart, cbqri_mode_name[md], hw_fault_name(f), (unsigned long long)v,
-                 hw_fault_name(g), hw_fault_name(want));
+                 line, TNAME, csr, hart, cbqri_mode_name[md], hw_fault_name(f),
+                 (unsigned long long)v, hw_fault_name(g), hw_fault_name(want));
 }
 #define CSR_DENIED(hart, md, csr, want) csr_denied((hart), (md), (csr), (want), __LINE__)
 
 /* Both a read and a write of csr by (hart, md) are allowed. */
 static void csr_allowed(unsigned hart, enum cbqri_mode md, unsigned csr, int line)
 {
-    uint64_t v;
+    uint64_t v = 0;
     enum hw_fault f = csr_rd(hart, md, csr, &v);
     enum hw_fault g = csr_wr(hart, md, csr, v);
     if (f != HW_OK || g != HW_OK)
@@ -483,8 +482,8 @@ static void test_capabilities(void **state)
         struct tiny_rv_opt o;
         uint64_t l2, l3, bw;
     } t[] = {
-        {WITH(.no_cunits = 1), 0x01000410, 0x00000810, 0x0c00001010}, /* FRCID at L2 only */
-        {V10, 0x03000410, 0x02000810, 0x0c00001010},               /* + CUNITS */
+        {WITH(.no_cunits = 1), 0x01000410, 0x00000810, 0x0c00001010},    /* FRCID at L2 only */
+        {V10, 0x03000410, 0x02000810, 0x0c00001010},                     /* + CUNITS */
         {WITH(.rpfx = 1, .p = 0), 0x07000410, 0x06000810, 0x0c01001010}, /* + RPFX, P 0 */
         {WITH(.rpfx = 1, .p = 1), 0x0f000410, 0x0e000810, 0x0c03001010}, /* + RPFX, P 1 */
     };
@@ -698,8 +697,7 @@ static void alloc_cases(const struct op_case *t, unsigned n, int line)
 {
     for (unsigned k = 0; k < n; k++) {
         wr_at(CBQRI_S, t[k].b + MASK, 8, t[k].operand, line);
-        unsigned st =
-            op_at(CBQRI_S, t[k].b + ALLOC, alloc_v(t[k].op, t[k].id, t[k].at), line);
+        unsigned st = op_at(CBQRI_S, t[k].b + ALLOC, alloc_v(t[k].op, t[k].id, t[k].at), line);
         if (st != t[k].want)
             fail_msg("line %d, case %u: alloc OP %u RCID %u AT %u operand 0x%llx at 0x%llx: "
                      "STATUS %u, want %u",
@@ -792,7 +790,7 @@ static void test_cc_alloc_status(void **state)
     const struct op_case t[] = {
         {T_L2(0), CBQRI_FLUSH_RCID, 1, 0, 0, 0, 0, CBQRI_ST_SUCCESS},
         {T_L2(0), CBQRI_FLUSH_RCID, 4, 0, 0, 0, 0, CBQRI_ST_BAD_ID},
-        {T_L3, CBQRI_FLUSH_RCID, 1, 0, 0, 0, 0, CBQRI_ST_BAD_OP}, /* FRCID 0 */
+        {T_L3, CBQRI_FLUSH_RCID, 1, 0, 0, 0, 0, CBQRI_ST_BAD_OP},                  /* FRCID 0 */
         {T_L2(0), CBQRI_CONFIG_LIMIT, 2, 0, 0, 0, 0x10, CBQRI_ST_ALLOC_BAD_LIMIT}, /* NCBLKS 4 */
         {T_L3, CBQRI_CONFIG_LIMIT, 2, 0, 0, 1, 0x0c, CBQRI_ST_SUCCESS},
         {T_L3, CBQRI_CONFIG_LIMIT, 2, 0, 0, 2, 0x0c, CBQRI_ST_ALLOC_BAD_AT},
@@ -1127,8 +1125,8 @@ static void test_cunits_register(void **state)
     (void)state;
     const struct {
         uint64_t w, l2, l3;
-    } warl[] = {{0, 0, 0}, {17, 17, 17}, {64, 64, 64}, {65, 64, 65}, {1000, 64, 256},
-                {1ull << 40, 64, 256}, {~0ull, 64, 256}};
+    } warl[] = {{0, 0, 0},       {17, 17, 17},          {64, 64, 64},    {65, 64, 65},
+                {1000, 64, 256}, {1ull << 40, 64, 256}, {~0ull, 64, 256}};
     for (unsigned k = 0; k < sizeof warl / sizeof *warl; k++) {
         WR(T_L2(1) + CUN, warl[k].w);
         WR(T_L3 + CUN, warl[k].w);
@@ -1184,6 +1182,16 @@ static void test_cunits_register(void **state)
     run_as(0, 0, 1, 1);
     access_n(0, HIER_LOAD, 0, 0, 200);
     IS(rcid_lines(PLAT_L2, 0, 1, MACH_ANY), L2_LINES);
+    /* The shipped parts: riscv-soc's L2 holds 16384 lines, its L3 65536;
+     * riscv-edge has no CUNITS. */
+    boot_name("riscv-soc");
+    WR(SOC_L2(3) + CUN, 1ull << 20);
+    WR(SOC_L3(1) + CUN, 1ull << 20);
+    IS(RD(SOC_L2(3) + CUN), 16384);
+    IS(RD(SOC_L3(1) + CUN), 65536);
+    boot_name("riscv-edge");
+    WR(SOC_L2(1) + CUN, 100);
+    IS(RD(SOC_L2(1) + CUN), 0);
 }
 
 /* The limit's effect (CC_CUNITS: "an upper limit on the number of capacity
@@ -1477,7 +1485,8 @@ static enum hw_fault try_wr(enum cbqri_mode md, uint64_t a, unsigned size, uint6
 static void test_two_versions(void **state)
 {
     (void)state;
-    FOR_TEXTS {
+    FOR_TEXTS
+    {
         boot_text(WITH(.rpfx = 1, .p = 1), "1");
         IS(RD(T_L2(0) + CAP), TEXT(0x01000401, 0x0f000410));
         IS(RD(T_L3 + CAP), TEXT(0x00000801, 0x0e000810));
@@ -1493,7 +1502,8 @@ static void test_two_versions(void **state)
 static void test_two_cunits(void **state)
 {
     (void)state;
-    FOR_TEXTS {
+    FOR_TEXTS
+    {
         boot_text(V10, "1");
         uint64_t v = 0x5a;
         IS(try_wr(CBQRI_S, T_L2(0) + CUN, 8, 10), TEXT(HW_ACCESS_FAULT, HW_OK));
@@ -1526,7 +1536,8 @@ static void test_two_cunits(void **state)
 static void test_two_underflow(void **state)
 {
     (void)state;
-    FOR_TEXTS {
+    FOR_TEXTS
+    {
         boot_text(V10, "1");
         run_as(0, 0, 0, 3);
         access_n(0, HIER_LOAD, 0, 0, 100);
@@ -1554,7 +1565,8 @@ static void test_two_underflow(void **state)
 static void test_two_evt_none(void **state)
 {
     (void)state;
-    FOR_TEXTS {
+    FOR_TEXTS
+    {
         boot_text(V10, "1");
         EVENT(T_L3, 6, CBQRI_EVT_OCCUPANCY);
         EVENT(T_BW, 6, CBQRI_EVT_RD_BYTES);
@@ -1583,7 +1595,8 @@ static void test_two_evt_none(void **state)
 static void test_two_split_writes(void **state)
 {
     (void)state;
-    FOR_TEXTS {
+    FOR_TEXTS
+    {
         boot_text(V10, "1");
         WR32(T_BW + BWA, bw_v(3, 7, 0, 0));
         IS(RD(T_BW + BWA), TEXT(0, bw_v(3, 7, 0, 0))); /* the draft's is held */
@@ -1614,7 +1627,8 @@ static void test_two_secure_world(void **state)
 {
     (void)state;
     const enum cbqri_mode sm = CBQRI_SECURE_M;
-    FOR_TEXTS {
+    FOR_TEXTS
+    {
         boot_text(V10, "1");
         uint64_t v = 0x5a;
         IS(try_rd(sm, SEC(T_L3) + CAP, 8, &v), TEXT(HW_OK, HW_ACCESS_FAULT));
@@ -1622,7 +1636,8 @@ static void test_two_secure_world(void **state)
         const uint64_t sec[2] = {SEC(T_L3), SEC(T_BW)};
         const unsigned evt[2] = {CBQRI_EVT_OCCUPANCY, CBQRI_EVT_RD_BYTES};
         for (unsigned k = 0; k < 2; k++) {
-            enum hw_fault f = try_wr(sm, sec[k] + MON, 8, mon_v(CBQRI_CONFIG_EVENT, 2, evt[k], 0, 0));
+            enum hw_fault f =
+                try_wr(sm, sec[k] + MON, 8, mon_v(CBQRI_CONFIG_EVENT, 2, evt[k], 0, 0));
             IS(f, TEXT(HW_OK, HW_ACCESS_FAULT));
             if (f == HW_OK)
                 IS(wait_at(sm, sec[k] + MON, __LINE__), CBQRI_ST_SUCCESS);
@@ -1663,7 +1678,8 @@ static void test_two_register_blocks(void **state)
 {
     (void)state;
     const uint64_t l2 = T_L2(0);
-    FOR_TEXTS {
+    FOR_TEXTS
+    {
         struct err e = {0};
         struct tiny_rv_opt o = V ? V10 : DRAFT;
         o.l2_stride = 48;
@@ -1724,7 +1740,8 @@ static void test_two_register_blocks(void **state)
 static void test_two_mweight0(void **state)
 {
     (void)state;
-    FOR_TEXTS {
+    FOR_TEXTS
+    {
         boot_text(V10, "1");
         IS(LIMIT(T_BW, 0, 0, bw_v(6, 0, 0, 0)), CBQRI_ST_SUCCESS);
         IS(BWSET(0, 0)->rbwb, 6);
@@ -1739,7 +1756,8 @@ static void test_two_mweight0(void **state)
 static void test_two_rcid_prefix(void **state)
 {
     (void)state;
-    FOR_TEXTS {
+    FOR_TEXTS
+    {
         boot_text(WITH(.rpfx = 1, .p = 1), "1");
         EVENT(T_L3, 5, CBQRI_EVT_OCCUPANCY);
         EVENT(T_L3, 7, CBQRI_EVT_OCCUPANCY);
@@ -1761,7 +1779,8 @@ static void test_two_rcid_prefix(void **state)
 static void test_two_csrs(void **state)
 {
     (void)state;
-    FOR_TEXTS {
+    FOR_TEXTS
+    {
         boot_text(V10, "1");
         unsigned id = cbqri_id_csr(&Q);
         IS(id, TEXT(CBQRI_CSR_SQOSCFG, CBQRI_CSR_SRMCFG));
@@ -1786,7 +1805,8 @@ static void test_two_csrs(void **state)
 static void test_two_reset(void **state)
 {
     (void)state;
-    FOR_TEXTS {
+    FOR_TEXTS
+    {
         boot_text(V10, "1");
         IS(ALLOC_OP(T_L3, CBQRI_READ_LIMIT, 0, 0), CBQRI_ST_SUCCESS);
         IS(MON_OP(T_BW, 9, 0, 0, 0, 0), CBQRI_ST_BAD_OP);
@@ -1815,7 +1835,8 @@ static void test_two_reset(void **state)
 static void test_two_sampled_inv(void **state)
 {
     (void)state;
-    FOR_TEXTS {
+    FOR_TEXTS
+    {
         boot_text(V10, "0.5");
         EVENT(T_L3, 1, CBQRI_EVT_OCCUPANCY);
         run_as(0, 0, 0, 1);
