@@ -6,7 +6,8 @@
  * 8 MCIDs; LRU everywhere. Controllers at 0x10000000 (L2), 0x10010000 (L3),
  * 0x10020000 (memory). In the 2023 draft's text (tiny_rv_plat) or CBQRI
  * 1.0's, with or without Smstateen, RCID-prefixed MCIDs and CUNITS
- * (tiny_rv_plat_opt). */
+ * (tiny_rv_plat_opt), and in either text with other register-block places
+ * (strides, the bandwidth controller's base) for the placement rules. */
 #ifndef QOSIM_TESTS_TINY_RV_H
 #define QOSIM_TESTS_TINY_RV_H
 
@@ -23,6 +24,10 @@ struct tiny_rv_opt {
     unsigned xlen; /* 1.0: 32 or 64 (0: 64) */
     int prefix;    /* 1.0: qos.cbqri.mcid_prefix P, or -1 for direct MCIDs */
     int cunits;    /* 1.0: both capacity controllers have CUNITS */
+    /* Either text; 0 keeps the default (instances 4 KiB apart, memory's
+     * controller at 0x10020000). */
+    unsigned l2_stride, bw_stride; /* stride of the L2 and the memory controllers */
+    uint64_t bw_base;              /* base of the memory controller */
 };
 
 /* Loads it with the given monitoring events ("occupancy: true, total:
@@ -32,7 +37,14 @@ static inline int tiny_rv_plat_opt(struct plat *p, unsigned width, const char *s
                                    const char *events, const struct tiny_rv_opt *o, struct err *e)
 {
     char text[2560], core[96] = "", spec[96] = "    spec: draft-2023\n";
+    char l2x[48] = "", bwx[64] = ", base: 0x10020000";
     const char *cu = "";
+    if (o && o->l2_stride)
+        snprintf(l2x, sizeof l2x, ", stride: %u", o->l2_stride);
+    if (o && o->bw_base)
+        snprintf(bwx, sizeof bwx, ", base: 0x%llx", (unsigned long long)o->bw_base);
+    if (o && o->bw_stride)
+        snprintf(bwx + strlen(bwx), sizeof bwx - strlen(bwx), ", stride: %u", o->bw_stride);
     if (o && o->v10) {
         snprintf(core, sizeof core, ", xlen: %u, smstateen: %s", o->xlen ? o->xlen : 64,
                  o->smstateen ? "true" : "false");
@@ -61,12 +73,11 @@ static inline int tiny_rv_plat_opt(struct plat *p, unsigned width, const char *s
              "  cbqri:\n"
              "%s"
              "    capacity:\n"
-             "      - {at: L2, base: 0x10000000, rcids: 4, mcids: 8, blocks: 4, frcid: true%s}\n"
+             "      - {at: L2, base: 0x10000000, rcids: 4, mcids: 8, blocks: 4, frcid: true%s%s}\n"
              "      - {at: L3, base: 0x10010000, rcids: 4, mcids: 8, blocks: 8%s}\n"
              "    bandwidth:\n"
-             "      - {at: memory, base: 0x10020000, rcids: 4, mcids: 8, blocks: 16,"
-             " mrbwb: 12}\n",
-             core, events, width, sample, spec, cu, cu);
+             "      - {at: memory%s, rcids: 4, mcids: 8, blocks: 16, mrbwb: 12}\n",
+             core, events, width, sample, spec, cu, l2x, cu, bwx);
     struct conf c;
     int rc = conf_load_mem(&c, "tiny-rv.yaml", text, strlen(text), e);
     if (rc)
