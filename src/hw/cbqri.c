@@ -58,20 +58,21 @@ static uint64_t evt_bytes(const struct cbqri *q, const struct cbqri_ctl *c,
 /* ---- monitoring counters (spec 3.2-3.3, 4.2-4.3) ---- */
 
 /* A capacity counter: reset to 0 by CONFIG_EVENT, up and down with the
- * MCID's lines, saturating at 0 -- occupancy minus its lowest value since. */
+ * MCID's lines, saturating at 0 -- occupancy minus the lowest it has been
+ * since, which the machine follows at every eviction. */
 static uint64_t cc_value(struct cbqri *q, const struct cbqri_ctl *c, const struct cbqri_win *w,
                          struct cbqri_ctr *k, unsigned mcid)
 {
+    const struct mach_cache *x = sampled_cache(q, c);
     uint64_t occ = occ_now(q, c, w, k, mcid);
-    if (occ < k->low)
-        k->low = occ;
+    uint64_t low = mach_occupancy_low(q->m, c->level, c->inst, mcid, at_filter(c, k),
+                                      (unsigned)w->secure, x != NULL);
     /* Draft: underflowed (lines from before the reset left); exact again
      * once the MCID held nothing at all. 1.0 just holds at 0 (CC_MCTR). */
-    int invalid = !c->v10 && k->low > 0 && k->low < k->base;
-    const struct mach_cache *x = sampled_cache(q, c);
+    int invalid = !c->v10 && low > 0 && low < k->base;
     if (x && (occ * x->nsampled + x->c.sets / 2) / x->c.sets < CBQRI_MIN_SAMPLES)
         invalid = 1; /* too few sampled lines behind the estimate */
-    uint64_t v = HW_FSET(0, CC_CTR, CTR, occ - k->low);
+    uint64_t v = HW_FSET(0, CC_CTR, CTR, occ - low);
     return HW_FSET(v, CC_CTR, INVALID, invalid);
 }
 
@@ -93,26 +94,6 @@ static uint64_t ctr_value(struct cbqri *q, const struct cbqri_ctl *c, const stru
     return c->kind == CBQRI_CAPACITY ? cc_value(q, c, w, k, mcid) : bc_value(q, c, w, k, mcid);
 }
 
-/* Capacity counters see their MCID's occupancy at every observation, so an
- * underflow between two reads is not missed. */
-static void counters_observe(struct cbqri *q)
-{
-    for (unsigned i = 0; i < q->nctl; i++) {
-        struct cbqri_ctl *c = &q->ctl[i];
-        if (c->kind != CBQRI_CAPACITY || !c->mon)
-            continue;
-        for (unsigned s = 0; s < c->nwin; s++) {
-            struct cbqri_win *w = &c->win[s];
-            for (unsigned t = 0; t < c->pc->mcids; t++)
-                if (w->ctr[t].evt) {
-                    uint64_t occ = occ_now(q, c, w, &w->ctr[t], t);
-                    if (occ < w->ctr[t].low)
-                        w->ctr[t].low = occ;
-                }
-        }
-    }
-}
-
 static int evt_ok(const struct cbqri_ctl *c, unsigned evt)
 {
     return c->kind == CBQRI_CAPACITY ? evt <= CBQRI_EVT_OCCUPANCY : evt <= CBQRI_EVT_WR_BYTES;
@@ -128,9 +109,11 @@ static void config_event(struct cbqri *q, const struct cbqri_ctl *c, struct cbqr
         return;
     }
     *k = (struct cbqri_ctr){.evt = (uint8_t)evt, .atv = (uint8_t)atv, .at = (uint8_t)at};
-    if (c->kind == CBQRI_CAPACITY)
-        k->base = k->low = occ_now(q, c, w, k, mcid);
-    else
+    if (c->kind == CBQRI_CAPACITY) {
+        k->base = occ_now(q, c, w, k, mcid);
+        mach_occupancy_low_reset(q->m, c->level, c->inst, mcid, at_filter(c, k),
+                                 (unsigned)w->secure);
+    } else
         k->base = evt_bytes(q, c, w, k, mcid, evt); /* counter and OVF start from 0 */
 }
 
@@ -354,13 +337,11 @@ static void complete_due(struct cbqri *q)
         }
 }
 
-/* Brings the model to time now: what the machine counted is observed, then
- * the operations due complete. */
+/* Brings the model to time now: the operations due complete. */
 static void sync(struct cbqri *q, uint64_t now)
 {
     if (now > q->now)
         q->now = now;
-    counters_observe(q);
     complete_due(q);
 }
 

@@ -71,8 +71,9 @@
  * the machine's estimate from the sampled sets. CONFIG_EVENT resets the
  * counter to 0; it then saturates at 0 on underflow (1.0: "shall not
  * decrement below zero"), i.e. it reads occupancy minus the lowest
- * occupancy observed since. The counter's INV bit (the draft's INVALID) is
- * set
+ * occupancy since, which the machine follows at every eviction
+ * (mach_occupancy_low), however rarely the registers are read. The
+ * counter's INV bit (the draft's INVALID) is set
  *   - in the draft only, from an observed underflow (capacity allocated
  *     before the reset left, i.e. the MCID was reused: 3.3 "may be marked
  *     INVALID if it underflows") until the MCID's occupancy has been
@@ -247,7 +248,6 @@ struct cbqri_ctr {
     uint8_t evt, atv, at; /* configured event; evt 0: stopped */
     uint64_t frozen;      /* the register value a stopped counter keeps */
     uint64_t base;        /* capacity: occupancy at CONFIG_EVENT; bandwidth: bytes then */
-    uint64_t low;         /* capacity: lowest occupancy observed since */
 };
 
 /* One register window's state: registers, operation in flight, tables. */

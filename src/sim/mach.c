@@ -44,6 +44,10 @@ static int cache_setup(struct mach *m, enum plat_level l, struct err *e)
             x->occ_tag = zalloc(m->ntags * m->nsub, sizeof *x->occ_tag, &bad);
             x->occ_samp = zalloc(m->ntags * m->nsub, sizeof *x->occ_samp, &bad);
             x->occ_task = zalloc(m->ntask + 1, sizeof *x->occ_task, &bad);
+            if (m->nsub > 1) { /* CBQRI capacity counters saturate at 0 */
+                x->occ_low = zalloc(m->ntags * mach_nlow(m), sizeof *x->occ_low, &bad);
+                x->samp_low = zalloc(m->ntags * mach_nlow(m), sizeof *x->samp_low, &bad);
+            }
         }
         double per = m->p.mon.sample > 0 ? round(1 / m->p.mon.sample) : 1;
         x->samp_period = per < 1 ? 1 : per > x->c.sets ? x->c.sets : (uint32_t)per;
@@ -201,6 +205,8 @@ void mach_free(struct mach *m)
             free(x->mask);
             free(x->occ_tag);
             free(x->occ_samp);
+            free(x->occ_low);
+            free(x->samp_low);
             free(x->occ_task);
             free(x->above);
             free(x->cu);
@@ -360,6 +366,37 @@ uint64_t mach_occupancy_sel(const struct mach *m, enum plat_level l, unsigned in
         return sub_sum(m, x->occ_tag, 1, tag, at, conf);
     uint64_t n = sub_sum(m, x->occ_samp, 1, tag, at, conf);
     return (n * x->c.sets + x->nsampled / 2) / x->nsampled;
+}
+
+/* Where a selection's low-water mark is: a sub-tag's, or a world's
+ * both-types sum (after the nsub sub-tags of each tag). */
+static size_t low_index(const struct mach *m, unsigned tag, int at, unsigned conf)
+{
+    return (size_t)tag * mach_nlow(m) +
+           (at == MACH_ANY ? m->nsub + conf : mach_sub(conf, (unsigned)at));
+}
+
+uint64_t mach_occupancy_low(const struct mach *m, enum plat_level l, unsigned inst, unsigned tag,
+                            int at, unsigned conf, int est)
+{
+    struct mach_cache *x = inst_of(m, l, inst);
+    if (!x || !x->occ_low || tag >= m->ntags || conf >= m->nconf)
+        return 0;
+    if (!est)
+        return x->occ_low[low_index(m, tag, at, conf)];
+    uint64_t n = x->samp_low[low_index(m, tag, at, conf)];
+    return (n * x->c.sets + x->nsampled / 2) / x->nsampled;
+}
+
+void mach_occupancy_low_reset(struct mach *m, enum plat_level l, unsigned inst, unsigned tag,
+                              int at, unsigned conf)
+{
+    struct mach_cache *x = inst_of(m, l, inst);
+    if (!x || !x->occ_low || tag >= m->ntags || conf >= m->nconf)
+        return;
+    size_t i = low_index(m, tag, at, conf);
+    x->occ_low[i] = sub_sum(m, x->occ_tag, 1, tag, at, conf);
+    x->samp_low[i] = sub_sum(m, x->occ_samp, 1, tag, at, conf);
 }
 
 uint64_t mach_occupancy(const struct mach *m, enum plat_level l, unsigned inst, unsigned tag)
@@ -548,15 +585,35 @@ static inline unsigned stag_of(const struct mach *m, const struct mach_owner *o)
     return o->tag * m->nsub + o->sub;
 }
 
+/* A count of (tag, sub-tag) fell: the low-water marks of the sub-tag and
+ * of its world's both-types sum follow (a CBQRI capacity counter is
+ * occupancy less the lowest it has been since CONFIG_EVENT). */
+static inline void low_follow(const struct mach *m, const uint64_t *cnt, uint64_t *low,
+                              unsigned tag, unsigned sub)
+{
+    size_t b = (size_t)tag * m->nsub, l = (size_t)tag * mach_nlow(m);
+    uint64_t v = cnt[b + sub], any = cnt[b + (sub & ~1u)] + cnt[b + (sub | 1u)];
+    if (v < low[l + sub])
+        low[l + sub] = v;
+    if (any < low[l + m->nsub + sub / 2])
+        low[l + m->nsub + sub / 2] = any;
+}
+
 static inline void occ_move(struct mach *m, struct mach_cache *x, uint16_t owner, uint64_t block,
                             int64_t d)
 {
     const struct mach_owner *o = &m->owners[owner];
     unsigned st = stag_of(m, o);
+    int samp = sampled(x, block);
     x->occ_tag[st] += (uint64_t)d;
     x->occ_task[o->task] += (uint64_t)d;
-    if (sampled(x, block))
+    if (samp)
         x->occ_samp[st] += (uint64_t)d;
+    if (d < 0 && x->occ_low) {
+        low_follow(m, x->occ_tag, x->occ_low, o->tag, o->sub);
+        if (samp)
+            low_follow(m, x->occ_samp, x->samp_low, o->tag, o->sub);
+    }
 }
 
 static inline unsigned node_of(const struct mach *m, uint64_t block)

@@ -55,7 +55,9 @@ struct mach_cache {
     int acct;              /* occupancy is kept here (monitored, or the last level) */
     uint64_t *occ_tag, *occ_samp, *occ_task; /* lines: exact per sub-tag, sampled sets per
                                                 sub-tag, per task (ground truth) */
-    uint32_t samp_period;                    /* set s is sampled when s % samp_period == 0 */
+    uint64_t *occ_low, *samp_low; /* CBQRI machines: low-water marks of occ_tag and occ_samp
+                                     per tag, [sub-tags..., both types of each world...] */
+    uint32_t samp_period;         /* set s is sampled when s % samp_period == 0 */
     uint32_t nsampled;
     struct mach_cache **above; /* caches an inclusive eviction here must invalidate */
     unsigned nabove;
@@ -135,6 +137,12 @@ struct mach {
     uint64_t mlp_mul;   /* overlapped stall = latency * mlp_mul >> 16, i.e. latency / mlp */
 };
 
+/* Low-water marks kept per tag: one per sub-tag, one per world's sum. */
+static inline unsigned mach_nlow(const struct mach *m)
+{
+    return m->nsub + m->nconf;
+}
+
 int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *e);
 void mach_free(struct mach *m);
 
@@ -178,6 +186,14 @@ uint64_t mach_occupancy_est(const struct mach *m, enum plat_level l, unsigned in
  * est: the sampled estimate. */
 uint64_t mach_occupancy_sel(const struct mach *m, enum plat_level l, unsigned inst, unsigned tag,
                             int at, unsigned conf, int est);
+/* The lowest the same selection has been since mach_occupancy_low_reset
+ * of it (exactly: every eviction is seen), and that reset. Kept on machines
+ * with CBQRI controllers, whose capacity counters saturate at 0 (CBQRI 1.0
+ * CC_MCTR: a counter is occupancy less this mark); 0 elsewhere. */
+uint64_t mach_occupancy_low(const struct mach *m, enum plat_level l, unsigned inst, unsigned tag,
+                            int at, unsigned conf, int est);
+void mach_occupancy_low_reset(struct mach *m, enum plat_level l, unsigned inst, unsigned tag,
+                              int at, unsigned conf);
 /* Lines of a task in every instance of a level (ground truth). */
 uint64_t mach_task_lines(const struct mach *m, enum plat_level l, unsigned task);
 /* A byte counter of (L3 domain, tag), wrapped to the profile's width. */
