@@ -551,6 +551,49 @@ static void test_units_remove(void **state)
 
 /* Per access type (CBQRI controllers tell types apart) against one limit
  * over both types; and worlds apart. */
+/* Low-water marks (CBQRI capacity counters saturate at 0): a selection's
+ * mark is the lowest its count has been since its reset, per type and over
+ * both, exact at every eviction; tags and the other type are apart. */
+static void test_occupancy_low(void **state)
+{
+    (void)state;
+    mach_free(&M);
+    struct plat p;
+    struct err e = {0};
+    assert_int_equal(tiny_rv_plat(&p, 32, "1", "occupancy: true, total: true", &e), 0);
+    assert_int_equal(mach_init(&M, &p, 4, &e), 0);
+    mach_set_assoc(&M, 0, 0, 1, 3);
+    for (uint64_t i = 0; i < 100; i++)
+        touch(0, HIER_LOAD, addr(0, 0, i));
+    for (uint64_t i = 0; i < 10; i++)
+        touch(0, HIER_IFETCH, addr(0, 0, 4096 + i));
+    assert_int_equal(mach_occupancy(&M, PLAT_L3, 0, 3), 110);
+    mach_occupancy_low_reset(&M, PLAT_L3, 0, 3, MACH_ANY, 0);
+    mach_occupancy_low_reset(&M, PLAT_L3, 0, 3, MACH_DATA, 0);
+    assert_int_equal(mach_occupancy_low(&M, PLAT_L3, 0, 3, MACH_ANY, 0, 0), 110);
+    assert_int_equal(mach_occupancy_low(&M, PLAT_L3, 0, 3, MACH_DATA, 0, 0), 100);
+    /* Every line of class 1 leaves, then 40 data lines come back. */
+    assert_int_equal(mach_flush_class(&M, PLAT_L3, 0, 0, 1, MACH_ANY), 110);
+    for (uint64_t i = 0; i < 40; i++)
+        touch(0, HIER_LOAD, addr(0, 0, 1000 + i));
+    assert_int_equal(mach_occupancy_sel(&M, PLAT_L3, 0, 3, MACH_ANY, 0, 0), 40);
+    assert_int_equal(mach_occupancy_low(&M, PLAT_L3, 0, 3, MACH_ANY, 0, 0), 0);
+    assert_int_equal(mach_occupancy_low(&M, PLAT_L3, 0, 3, MACH_DATA, 0, 0), 0);
+    /* A reset starts from the count of now; another tag is untouched. */
+    mach_occupancy_low_reset(&M, PLAT_L3, 0, 3, MACH_ANY, 0);
+    assert_int_equal(mach_occupancy_low(&M, PLAT_L3, 0, 3, MACH_ANY, 0, 0), 40);
+    assert_int_equal(mach_occupancy_low(&M, PLAT_L3, 0, 5, MACH_ANY, 0, 0), 0);
+    /* Bad arguments read 0 and change nothing. */
+    assert_int_equal(mach_occupancy_low(&M, PLAT_L3, 0, 8, MACH_ANY, 0, 0), 0);
+    assert_int_equal(mach_occupancy_low(&M, PLAT_L3, 0, 3, MACH_ANY, 2, 0), 0);
+    mach_occupancy_low_reset(&M, PLAT_L3, 7, 3, MACH_ANY, 0);
+    mach_free(&M);
+    /* Without CBQRI controllers there are no marks. */
+    assert_int_equal(plat_load(&p, "intel-xeon", &e), 0);
+    assert_int_equal(mach_init(&M, &p, 4, &e), 0);
+    assert_int_equal(mach_occupancy_low(&M, PLAT_L3, 0, 0, MACH_ANY, 0, 0), 0);
+}
+
 static void test_units_per_type(void **state)
 {
     (void)state;
@@ -715,6 +758,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_units_counts_exact, setup, teardown),
         cmocka_unit_test_setup_teardown(test_units_stream_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_units_remove, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_occupancy_low, setup, teardown),
         cmocka_unit_test_setup_teardown(test_units_per_type, setup, teardown),
         cmocka_unit_test_setup_teardown(test_units_one_type, setup, teardown),
         cmocka_unit_test_setup_teardown(test_units_inclusive, setup, teardown),
