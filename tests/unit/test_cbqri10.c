@@ -1,6 +1,6 @@
 /* Unit tests for hw/cbqri.c in the ratified text: the register semantics of
- * CBQRI 1.0 with the Ssqosid 1.0 srmcfg CSR (specs/riscv-cbqri-1.0/: cited
- * by their AsciiDoc anchors, CC_CAP, BC_BMASK, ...; Ssqosid as "Ssqosid
+ * CBQRI 1.0 with the Ssqosid 1.0 srmcfg CSR (cited by their AsciiDoc
+ * anchors, CC_CAP, BC_BMASK, ...; Ssqosid as "Ssqosid
  * ch. 2"), and the project choices src/hw/cbqri.h states where the text is
  * silent or leaves a value UNSPECIFIED (cited as "choice, cbqri.h"). Then,
  * in the section "one script, two texts", every difference between 1.0 and
