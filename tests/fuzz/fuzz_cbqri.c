@@ -262,8 +262,8 @@ static uint64_t hash_win(const struct cbqri_ctl *c, const struct cbqri_win *w, i
         const struct cbqri_ctr *k = &w->ctr[i];
         h = mix(mix(mix(mix(mix(h, k->evt), k->atv), k->at), k->frozen), k->base);
         if (c->kind == CBQRI_CAPACITY) /* the low-water mark the counter reads from */
-            h = mix(h, mach_occupancy_low(mach, c->level, c->inst, i, MACH_ANY,
-                                          (unsigned)w->secure, 0));
+            h = mix(h, mach_occupancy_low(mach, c->level, c->inst, i, MACH_ANY, (unsigned)w->secure,
+                                          0));
     }
     for (int i = 0; staging && i < CBQRI_NREG; i++)
         h = mix(mix(h, w->half[i]), w->have[i]);
