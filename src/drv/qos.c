@@ -115,14 +115,14 @@ int qos_assign(struct qos *q, int mon, qos_next_id_fn next, struct err *e)
     const struct scen_qos *sq = &s->qos;
     int rc = 0;
     for (unsigned g = 0; mon && sq->monitor == SCEN_MON_GROUP && g < sq->ngrp && !rc; g++)
-        rc = next(q, "group", sq->grp[g], &q->rmid[g], e);
+        rc = next(q, "group", sq->grp[g], q->cos[g], &q->rmid[g], e);
     for (unsigned i = 0; i < s->ntask && !rc; i++) {
         int g = sq->task_grp[i];
         struct sched_task *t = &q->run->task[i];
         t->cls = g < 0 ? 0 : q->cos[g];
         t->tag = sq->monitor == SCEN_MON_GROUP && g >= 0 ? q->rmid[g] : 0;
         if (mon && sq->monitor == SCEN_MON_TASK)
-            rc = next(q, "task", s->task[i].name, &t->tag, e);
+            rc = next(q, "task", s->task[i].name, t->cls, &t->tag, e);
     }
     return rc;
 }

@@ -48,6 +48,7 @@ struct qos {
     unsigned *ctl_inst;    /* CBQRI: [controllers] cache instance or node of each */
     uint32_t *sq;          /* CBQRI: [harts] last sqoscfg written (skip-if-unchanged) */
     unsigned nmon;         /* CBQRI: MCIDs handed out so far, 0 the default's */
+    unsigned *nlow;        /* CBQRI, RCID-prefixed: [RCIDs] low MCIDs handed out per RCID */
     unsigned *unavail;     /* [ntask] U / INVALID readings so far */
     struct run_mon_val *v; /* [ntask] the last good readings */
     int failed;            /* the context-switch hook hit a fault (fail) */
@@ -70,10 +71,10 @@ int qos_apply(struct qos *q, const struct scen_qos_set *x, struct err *e);
 unsigned qos_grp_cls(const struct qos *q, unsigned grp);
 int qos_unavailable(struct qos *q, unsigned task, int rc);
 int qos_alloc(struct qos *q, unsigned ngrp, unsigned ntask, struct err *e);
-/* Hands out the next free monitoring ID for a group or task (what, name:
- * for the message when none is left). */
-typedef int (*qos_next_id_fn)(struct qos *q, const char *what, const char *name, unsigned *out,
-                              struct err *e);
+/* Hands out the next free monitoring ID for a group or task of class cls
+ * (what, name: for the message when none is left). */
+typedef int (*qos_next_id_fn)(struct qos *q, const char *what, const char *name, unsigned cls,
+                              unsigned *out, struct err *e);
 /* Every task's class (its group's; 0 in the default group) and, with mon,
  * monitoring IDs as the section says: one per group or per task, ID 0
  * staying with the default group. */

@@ -218,22 +218,16 @@ static int mon(struct qos *q, unsigned task, struct run_mon_val *v, struct err *
     return rc;
 }
 
-/* RCID-prefixed mode: a group is its RCID's counters (low bits 0); a task
- * gets the next low bits free in its group. The group of the task being
- * numbered is the one qos_assign just set its class from. */
-static int next_low(struct qos *q, const char *what, const char *name, unsigned *out, struct err *e)
+/* RCID-prefixed mode: a group's counter is its RCID's first (low bits 0);
+ * a task of RCID cls gets the next low bits free in that RCID. */
+static int next_low(struct qos *q, const char *what, const char *name, unsigned cls, unsigned *out,
+                    struct err *e)
 {
     if (!strcmp(what, "group")) {
         *out = 0;
         return 0;
     }
-    const struct run *r = q->run;
-    unsigned i = 0;
-    while (i < r->s->ntask && strcmp(r->s->task[i].name, name))
-        i++;
-    unsigned cls = i < r->s->ntask ? r->task[i].cls : 0, n = 1;
-    for (unsigned j = 0; j < i; j++) /* tasks numbered before it in its RCID */
-        n += r->task[j].cls == cls;
+    unsigned n = cls < q->c.nrcid ? ++q->nlow[cls] : 1u << q->c.p;
     if (n >= 1u << q->c.p)
         return err_set(e, -QOSIM_EINVAL,
                        "%s %s: no free MCID in RCID %u: RCID-prefixed mode with P %u gives each "
@@ -260,11 +254,11 @@ static int mon_start(struct qos *q, unsigned mcid, struct err *e)
     return rc;
 }
 
-static int next_mcid(struct qos *q, const char *what, const char *name, unsigned *out,
+static int next_mcid(struct qos *q, const char *what, const char *name, unsigned cls, unsigned *out,
                      struct err *e)
 {
     if (q->c.rpfx)
-        return next_low(q, what, name, out, e);
+        return next_low(q, what, name, cls, out, e);
     if (q->nmon + 1 >= q->c.nmcid)
         return err_set(e, -QOSIM_EINVAL, "%s %s: no free MCID (%u)", what, name, q->c.nmcid);
     *out = ++q->nmon;
@@ -280,6 +274,7 @@ static void drop(struct qos *q)
     free(q->ctl_level);
     free(q->ctl_inst);
     free(q->sq);
+    free(q->nlow);
 }
 
 static const struct qos_ops cbqri_ops = {.apply = apply, .sw = sw, .mon = mon, .free = drop};
@@ -316,7 +311,8 @@ int qos_cbqri_init(struct qos *q, const struct cbqri_regif *r, struct run *run, 
         q->bmbm = calloc((size_t)q->c.nctl * (q->c.nmcid ? q->c.nmcid : 1), sizeof *q->bmbm);
         q->resv = calloc(2 * (size_t)sq->ngrp + 1, sizeof *q->resv);
         q->sq = calloc(run->m.ncpu, sizeof *q->sq);
-        if (!q->bmbm || !q->resv || !q->sq)
+        q->nlow = calloc(q->c.nrcid ? q->c.nrcid : 1, sizeof *q->nlow);
+        if (!q->bmbm || !q->resv || !q->sq || !q->nlow)
             rc = err_set(e, -QOSIM_ENOMEM, "out of memory");
     }
     if (!rc && sq->ngrp + 1 > q->c.nrcid)

@@ -95,9 +95,10 @@ static double wrap_time(const struct qos *q)
     return ldexp((double)q->d.caps.scale, (int)q->d.caps.width) / peak;
 }
 
-static int next_rmid(struct qos *q, const char *what, const char *name, unsigned *out,
+static int next_rmid(struct qos *q, const char *what, const char *name, unsigned cls, unsigned *out,
                      struct err *e)
 {
+    (void)cls; /* RMIDs are apart from classes */
     int m = rdt_alloc_rmid(&q->d);
     if (m < 0)
         return err_set(e, -QOSIM_EINVAL, "%s %s: no free RMID", what, name);
