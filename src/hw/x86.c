@@ -344,10 +344,24 @@ static enum hw_fault mba_write(struct x86 *x, const struct x86_reg *r, unsigned 
  * rest is reserved (#GP). One register per package, reset 0. No CPUID bit
  * enumerates it (it is model-specific); pqos 4.5 reads it on every package
  * when CPUID.10H.3 reports more than 8 classes and no per-thread control
- * (ECX[0]), so the profile's bandwidth.min_max (default: more than 8 classes)
- * puts it there. The machine throttles each request by its own class's delay,
- * so neither bit changes what the cores get (project choice,
- * docs/registers.md 1.2). */
+ * (ECX[0]), so the profile's bandwidth.min_max (default: more than 8 classes,
+ * without per_thread) puts it there. MIN_DELAY sets how the package's cores
+ * share their throttle (mach_set_throttle_mode); LEGACY changes nothing the
+ * machine models (project choice, docs/registers.md 1.2). */
+/* A package's cores share their throttle as MIN_DELAY says: the smallest
+ * or the largest of their threads' delays (per-thread controls, which have
+ * no IA32_MBA_CFG, keep the machine's per-thread mode). */
+static void mba_mode_apply(struct x86 *x, unsigned pkg)
+{
+    if (x->p->bw.kind != BW_DELAY || x->p->bw.per_thread)
+        return;
+    enum mach_thr mode =
+        HW_FGET(x->mba_cfg[pkg], MBA_CFG, MIN_DELAY) ? MACH_THR_CORE_MIN : MACH_THR_CORE_MAX;
+    for (unsigned c = 0; c < x->m->ncpu; c++)
+        if (inst(x, SC_PACKAGE, c) == pkg)
+            mach_set_throttle_mode(x->m, x->m->cpu[c].domain, mode);
+}
+
 static unsigned mba_cfg_count(const struct x86 *x, const struct x86_reg *r)
 {
     (void)r;
@@ -368,7 +382,9 @@ static enum hw_fault mba_cfg_write(struct x86 *x, const struct x86_reg *r, unsig
     (void)n;
     if (v & ~(HW_FMASK(MBA_CFG, MIN_DELAY) | HW_FMASK(MBA_CFG, LEGACY)))
         return HW_GP;
-    x->mba_cfg[inst(x, r->scope, cpu)] = v;
+    unsigned pkg = inst(x, r->scope, cpu);
+    x->mba_cfg[pkg] = v;
+    mba_mode_apply(x, pkg);
     return HW_OK;
 }
 
@@ -752,7 +768,7 @@ static void qos_leaf(const struct x86 *x, uint32_t leaf, uint32_t sub, uint32_t 
             cat_leaf(x, PLAT_L2, out);
         else if (sub == 3 && has_mba(x)) {
             out[0] = (x->p->bw.max - 1) & 0xfff;
-            out[2] = x->p->bw.linear ? 1u << 2 : 0;
+            out[2] = (x->p->bw.linear ? 1u << 2 : 0) | (x->p->bw.per_thread ? 1u : 0);
             out[3] = (x->bw_cos - 1) & 0xffff;
         }
     }
@@ -1001,6 +1017,8 @@ void x86_reset(struct x86 *x)
             mach_set_bw(x->m, d, c, &s);
         }
     memset(x->mba_cfg, 0, x->topo.sockets * sizeof *x->mba_cfg);
+    for (unsigned s = 0; s < x->topo.sockets; s++)
+        mba_mode_apply(x, s);
     /* PQR_ASSOC.RMID resets to 0 on every CPU: each domain tracks RMID 0. */
     if (x->tracked)
         memset(x->tracked, 0, (size_t)p->ndomains * x->nrmid * sizeof *x->tracked);

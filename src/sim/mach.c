@@ -98,7 +98,8 @@ static int bw_setup(struct mach *m, struct err *e)
     if (!cfg.window)
         cfg.window = 1;
     if (b->kind == BW_DELAY) {
-        cfg.nport = m->p.topo.modules * m->p.topo.cores;
+        cfg.nthr = m->p.topo.threads; /* a throttle per thread: per_thread MBA */
+        cfg.nport = m->p.topo.modules * m->p.topo.cores * cfg.nthr;
         cfg.link_rate = m->p.core.link / MACH_TICK;
     }
     cfg.capacity = m->p.mem.peak / m->ticks_per_sec;
@@ -106,8 +107,11 @@ static int bw_setup(struct mach *m, struct err *e)
     m->nbw = b->kind == BW_SHARE ? m->p.nnodes : m->p.ndomains;
     m->bw = calloc(m->nbw, sizeof *m->bw);
     m->bw_map = calloc((size_t)m->nconf * b->classes * 2, sizeof *m->bw_map);
-    if (!m->bw || !m->bw_map)
+    m->thr = calloc(m->p.ndomains, sizeof *m->thr);
+    if (!m->bw || !m->bw_map || !m->thr)
         return err_set(e, -QOSIM_ENOMEM, "cannot allocate bandwidth limiters");
+    for (unsigned d = 0; d < m->p.ndomains; d++)
+        m->thr[d] = b->per_thread ? MACH_THR_THREAD : MACH_THR_CORE_MAX;
     for (unsigned c = 0; c < m->nconf; c++)
         for (unsigned k = 0; k < b->classes; k++)
             for (unsigned t = 0; t < 2; t++)
@@ -220,6 +224,7 @@ void mach_free(struct mach *m)
     mem_free(&m->mem);
     free(m->cpu);
     free(m->bw_map);
+    free(m->thr);
     free(m->owners);
     free(m->owner_hash);
     free(m->ts);
@@ -454,6 +459,34 @@ int mach_set_bw_map(struct mach *m, unsigned conf, unsigned cls, unsigned at, un
         return -QOSIM_EINVAL;
     m->bw_map[(conf * m->p.bw.classes + cls) * 2 + at] = (uint16_t)bwcls;
     return 0;
+}
+
+int mach_set_throttle_mode(struct mach *m, unsigned domain, enum mach_thr mode)
+{
+    if (!m->thr || domain >= m->p.ndomains || (unsigned)mode > MACH_THR_THREAD)
+        return -QOSIM_EINVAL;
+    m->thr[domain] = (uint8_t)mode;
+    return 0;
+}
+
+/* The class whose delay throttles a request of p's class bc: bc itself
+ * with per-thread controls, else the class of the core's threads with the
+ * largest (CORE_MAX) or smallest (CORE_MIN) delay, as their association
+ * registers hold them, busy or idle. */
+static unsigned throttle_class(const struct mach *m, const struct mach_cpu *p, unsigned bc)
+{
+    unsigned nthr = m->p.topo.threads, mode = m->thr[p->domain];
+    if (nthr < 2 || mode == MACH_THR_THREAD)
+        return bc;
+    const struct bw *b = &m->bw[p->domain];
+    const struct mach_cpu *t = &m->cpu[p->id - p->id % nthr];
+    for (unsigned i = 0; i < nthr; i++, t++) {
+        unsigned c = t->cls < m->p.bw.classes ? t->cls : 0;
+        unsigned dc = b->set[c].delay_pct, db = b->set[bc].delay_pct;
+        if (mode == MACH_THR_CORE_MAX ? dc > db : dc < db)
+            bc = c;
+    }
+    return bc;
 }
 
 int mach_set_bw(struct mach *m, unsigned ctl, unsigned cls, const struct bw_class_set *s)
@@ -780,8 +813,13 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
      * a limiter makes a request wait comes on top. Intel MBA throttles what
      * leaves L2 for the interconnect, L3 hits included. */
     uint64_t wait = 0;
-    if (bk == BW_DELAY)
-        wait = bw_admit(&m->bw[p->domain], bc, p->port, now + lat, m->line) - (now + lat);
+    if (bk == BW_DELAY) { /* per thread, or one throttle for the whole core */
+        unsigned nthr = m->p.topo.threads, tp = p->port * nthr;
+        if (m->thr[p->domain] == MACH_THR_THREAD)
+            tp += p->id % nthr;
+        bc = throttle_class(m, p, bc);
+        wait = bw_admit(&m->bw[p->domain], bc, tp, now + lat, m->line) - (now + lat);
+    }
     if (wait && bw_limited(&m->bw[p->domain], bc))
         p->held += wait;
     if (p->l3) {

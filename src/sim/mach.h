@@ -39,6 +39,12 @@
 #define MACH_NODE_SHIFT 58
 
 enum mach_type { MACH_DATA, MACH_CODE }; /* access types masks distinguish (CDP) */
+/* How a core's threads share a delay throttle (Intel MBA): each its own
+ * class's (per-thread controls, MBA 3.0), or the largest delay of the
+ * core's threads' classes for all of them (MBA 1.0 and 2.0; Linux's
+ * thread_throttle_mode "max"), or, with IA32_MBA_CFG.MIN_DELAY, the
+ * smallest. */
+enum mach_thr { MACH_THR_CORE_MAX, MACH_THR_CORE_MIN, MACH_THR_THREAD };
 enum mach_ctr { MACH_CTR_TOTAL, MACH_CTR_LOCAL, MACH_CTR_WB, MACH_NCTR };
 
 struct mach_cunits; /* capacity-unit limits of one cache instance and their counts (mach.c) */
@@ -122,6 +128,7 @@ struct mach {
     struct bw *bw; /* limiters: per domain (delay, rate) or per node (share) */
     unsigned nbw;
     uint16_t *bw_map;     /* [nconf][bw classes][2]: limiter class of (C, class, AT) */
+    uint8_t *thr;         /* [ndomains] enum mach_thr of each domain's delay limiter */
     uint64_t *bytes;      /* [ndomains][ntags * nsub][MACH_NCTR] raw byte counts */
     uint64_t *node_bytes; /* [nnodes][ntags * nsub][2]: reads and writebacks served by
                              each node's memory, raw bytes, never wrapped */
@@ -208,6 +215,9 @@ uint64_t mach_node_bytes(const struct mach *m, unsigned node, unsigned tag, int 
  * or a node). Without a C bit the limiter classes are the classes; with
  * one there are nconf * classes * 2, mach_bw_class's. */
 int mach_set_bw(struct mach *m, unsigned ctl, unsigned cls, const struct bw_class_set *s);
+/* How the threads of each core of L3 domain `domain` share the delay
+ * throttle (enum mach_thr); the profile's per_thread sets the reset mode. */
+int mach_set_throttle_mode(struct mach *m, unsigned domain, enum mach_thr mode);
 /* The limiter class of requests of (world conf, class cls, type at); and
  * which limiter class those requests use (useShared points one AT at
  * another's). Reset: every (conf, cls, at) uses limiter class cls. */

@@ -1,7 +1,10 @@
 #!/bin/bash
 # An Intel profile with more than 8 MBA classes (MBA 2.0) under `qosim vm`:
 # Intel's pqos then reads IA32_MBA_CFG (0xC84), which the model has for it
-# (docs/profiles.md, min_max); pqos and resctrl both find the 16 classes.
+# (docs/profiles.md, min_max); pqos and resctrl both find the 16 classes,
+# and resctrl reports the core-wide "max" throttling. The same profile with
+# per-thread controls (MBA 3.0, CPUID.10H.3 ECX[0]): resctrl reports
+# "per-thread", and IA32_MBA_CFG is not there.
 source "$(dirname "$0")/vm.sh"
 PLAT=intel-xeon-mba16
 "$QOSIM" profiles show intel-xeon | sed 's/^    classes: 8$/    classes: 16/; s/^name: intel-xeon$/name: intel-xeon-mba16/' \
@@ -11,8 +14,22 @@ vm_boot "$TMP/$PLAT.yaml" 'modprobe msr
 qosim-guest rdmsr 0 0xc84 | sed "s/^/fact mba_cfg /"
 pqos --iface=msr -d >/tmp/d 2>&1; echo "fact pqos_d.rc $?"; sed "s/^/| /" /tmp/d
 grep -A3 "Memory Bandwidth Allocation" /tmp/d | grep -o "Num COS: [0-9]*" | head -1 | sed "s/Num COS: /fact pqos_mba_cos /"
-mount -t resctrl resctrl /sys/fs/resctrl; echo "fact MB/num_closids $(cat /sys/fs/resctrl/info/MB/num_closids)"'
+mount -t resctrl resctrl /sys/fs/resctrl; echo "fact MB/num_closids $(cat /sys/fs/resctrl/info/MB/num_closids)"
+echo "fact MB/thread_throttle_mode $(cat /sys/fs/resctrl/info/MB/thread_throttle_mode)"'
 same "$PLAT: IA32_MBA_CFG is there and reads its reset value" "$(num "$(fact mba_cfg)")" 0
 want pqos_d.rc 0
 want pqos_mba_cos 16
 want MB/num_closids 16
+want MB/thread_throttle_mode max
+
+PLAT=intel-xeon-mba16-pt
+sed 's/^name: intel-xeon-mba16$/name: intel-xeon-mba16-pt/; s/^    classes: 16$/    classes: 16\n    per_thread: true/' \
+    "$TMP/intel-xeon-mba16.yaml" >"$TMP/$PLAT.yaml"
+same "the profile has per-thread MBA" "$(grep -c "^    per_thread: true$" "$TMP/$PLAT.yaml")" 1
+vm_boot "$TMP/$PLAT.yaml" 'modprobe msr
+qosim-guest rdmsr 0 0xc84 >/dev/null 2>&1; echo "fact mba_cfg.rc $?"
+mount -t resctrl resctrl /sys/fs/resctrl; echo "fact MB/num_closids $(cat /sys/fs/resctrl/info/MB/num_closids)"
+echo "fact MB/thread_throttle_mode $(cat /sys/fs/resctrl/info/MB/thread_throttle_mode)"'
+want mba_cfg.rc 3
+want MB/num_closids 16
+want MB/thread_throttle_mode per-thread

@@ -350,6 +350,38 @@ static void test_delay_exact(void **state)
     bw_free(&b);
 }
 
+/* Two throttles on one link (nthr 2, ports 0 and 1 on link 0, 2 and 3 on
+ * link 1): each paces its own transfers at its class's rate, and the link
+ * carries them together at link_rate, booked from the request on. */
+static void test_delay_threads(void **state)
+{
+    (void)state;
+    struct bw b;
+    struct bw_cfg c = cfg_delay(2, 4, 1.0);
+    c.nthr = 2;
+    mk(&b, &c);
+    set_delay(&b, 1, 90); /* 0.1 byte/tick: 64 bytes hold the throttle 640 ticks */
+    assert_int_equal(admit(&b, 1, 0, 0, 64), 0);     /* throttle 0 -> 640, link -> 64 */
+    assert_int_equal(admit(&b, 0, 1, 0, 64), 64);    /* the link: after 64 bytes; -> 128 */
+    assert_int_equal(admit(&b, 1, 0, 100, 64), 640); /* its throttle; link -> 192 */
+    assert_int_equal(admit(&b, 0, 1, 100, 64), 192); /* not behind throttle 0's 640 */
+    assert_int_equal(admit(&b, 0, 2, 0, 64), 0);     /* the other link is free */
+    /* Both unthrottled, saturating: together the link's rate, not twice it. */
+    uint64_t t = 0;
+    for (unsigned k = 0; k < 100; k++) {
+        t = admit(&b, 0, 2, 0, 64);
+        t = admit(&b, 0, 3, 0, 64);
+    }
+    assert_true(t >= 200 * 64 - 64 && t <= 201 * 64);
+    bw_free(&b);
+    /* Ports must make whole links. */
+    c = cfg_delay(1, 3, 1.0);
+    c.nthr = 2;
+    struct err e = {0};
+    assert_int_equal(bw_init(&b, &c, &e), -QOSIM_EINVAL);
+    assert_non_null(strstr(e.msg, "3 ports are not links of 2 throttles"));
+}
+
 /* Acceptance: a saturating port's bandwidth falls strictly as the delay goes
  * 0, 10, ..., 90 and is link_rate * (100 - d) / 100 within 5%. */
 static void test_delay_monotonic(void **state)
@@ -971,6 +1003,7 @@ int main(void)
         cmocka_unit_test(test_set_clamps),
         cmocka_unit_test(test_delay_exact),
         cmocka_unit_test(test_delay_monotonic),
+        cmocka_unit_test(test_delay_threads),
         cmocka_unit_test(test_rate_exact),
         cmocka_unit_test(test_rate_cap),
         cmocka_unit_test(test_rate_backwards),

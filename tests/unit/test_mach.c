@@ -551,6 +551,57 @@ static void test_units_remove(void **state)
 
 /* Per access type (CBQRI controllers tell types apart) against one limit
  * over both types; and worlds apart. */
+/* Two threads of one core stream through its link, thread 0 in class 1
+ * (delay 90%), thread 1 in class 2 (no delay), a new line every 40 cycles
+ * each, 4000 lines; returns the ticks each waited beyond the unthrottled
+ * pace (its requests' latencies less the fastest one's). */
+static void throttle_pair(enum mach_thr mode, uint64_t *w0, uint64_t *w1)
+{
+    struct plat p;
+    struct err e = {0};
+    mach_free(&M);
+    assert_int_equal(plat_load(&p, "intel-xeon", &e), 0);
+    assert_int_equal(mach_init(&M, &p, 2, &e), 0);
+    assert_int_equal(M.p.topo.threads, 2);
+    struct bw_class_set s;
+    bw_class_reset(BW_DELAY, &s);
+    s.delay_pct = 90;
+    assert_int_equal(mach_set_bw(&M, 0, 1, &s), 0);
+    mach_set_assoc(&M, 0, 0, 1, 0);
+    mach_set_assoc(&M, 1, 1, 2, 0);
+    assert_int_equal(mach_set_throttle_mode(&M, 0, mode), 0);
+    uint64_t sum[2] = {0, 0}, least[2] = {UINT64_MAX, UINT64_MAX};
+    for (uint64_t i = 0; i < 4000; i++)
+        for (unsigned c = 0; c < 2; c++) { /* in time order */
+            uint64_t lat = touch(c, HIER_LOAD, addr(0, c, i * 2));
+            sum[c] += lat;
+            least[c] = lat < least[c] ? lat : least[c];
+            M.cpu[c].now += 40 * MACH_TICK;
+        }
+    *w0 = sum[0] - 4000 * least[0];
+    *w1 = sum[1] - 4000 * least[1];
+}
+
+/* How a core's threads share a delay throttle (Intel MBA): per thread each
+ * its own class's delay; CORE_MAX (MBA 1.0/2.0, the reset) the largest of
+ * the core's threads', so the undelayed thread waits as the delayed one
+ * does; CORE_MIN (IA32_MBA_CFG.MIN_DELAY) the smallest, so neither is
+ * held back. */
+static void test_throttle_modes(void **state)
+{
+    (void)state;
+    uint64_t th0, th1, mx0, mx1, mn0, mn1;
+    throttle_pair(MACH_THR_THREAD, &th0, &th1);
+    throttle_pair(MACH_THR_CORE_MAX, &mx0, &mx1);
+    throttle_pair(MACH_THR_CORE_MIN, &mn0, &mn1);
+    assert_true(th0 > 10 * (th1 + 1)); /* per thread: thread 0 held back alone */
+    assert_true(mx1 > 10 * (th1 + 1)); /* max: thread 1 at thread 0's delay too */
+    assert_true(mn0 * 10 < th0);       /* min: thread 0 no longer held back */
+    assert_true(mn1 * 10 < th0);
+    assert_int_equal(mach_set_throttle_mode(&M, 0, MACH_THR_THREAD + 1), -QOSIM_EINVAL);
+    assert_int_equal(mach_set_throttle_mode(&M, 99, MACH_THR_CORE_MAX), -QOSIM_EINVAL);
+}
+
 /* Low-water marks (CBQRI capacity counters saturate at 0): a selection's
  * mark is the lowest its count has been since its reset, per type and over
  * both, exact at every eviction; tags and the other type are apart. */
@@ -758,6 +809,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_units_counts_exact, setup, teardown),
         cmocka_unit_test_setup_teardown(test_units_stream_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_units_remove, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_throttle_modes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_occupancy_low, setup, teardown),
         cmocka_unit_test_setup_teardown(test_units_per_type, setup, teardown),
         cmocka_unit_test_setup_teardown(test_units_one_type, setup, teardown),

@@ -769,6 +769,58 @@ static void test_mba_cfg_key(void **state)
     assert_substr(e.msg, "qos.bandwidth.min_max: unknown key");
 }
 
+/* How a package's cores share their MBA throttle: the largest of their
+ * threads' delays at reset (Linux's thread_throttle_mode "max"), the
+ * smallest once MIN_DELAY is set (pqos: "Min MBA delay enabled"), per
+ * package; LEGACY changes nothing here. Per-thread controls (MBA 3.0):
+ * CPUID.10H.3 ECX[0], each thread its own delay, and no IA32_MBA_CFG. */
+static void test_mba_throttle_mode(void **state)
+{
+    (void)state;
+    boot_mba(", classes: 16");
+    unsigned d0 = M.cpu[0].domain, d1 = M.cpu[4].domain;
+    assert_int_not_equal(d0, d1);
+    assert_int_equal(M.thr[d0], MACH_THR_CORE_MAX);
+    assert_int_equal(M.thr[d1], MACH_THR_CORE_MAX);
+    MBA_WR(1, 1, HW_OK);
+    assert_int_equal(M.thr[d0], MACH_THR_CORE_MIN);
+    assert_int_equal(M.thr[d1], MACH_THR_CORE_MAX);
+    MBA_WR(5, 2, HW_OK); /* LEGACY alone */
+    assert_int_equal(M.thr[d1], MACH_THR_CORE_MAX);
+    MBA_WR(5, 3, HW_OK);
+    assert_int_equal(M.thr[d1], MACH_THR_CORE_MIN);
+    MBA_WR(0, 0, HW_OK);
+    assert_int_equal(M.thr[d0], MACH_THR_CORE_MAX);
+    MBA_WR(0, 4, HW_GP); /* refused: the mode stays */
+    assert_int_equal(M.thr[d0], MACH_THR_CORE_MAX);
+    x86_reset(&X);
+    assert_int_equal(M.thr[d1], MACH_THR_CORE_MAX);
+    /* 8 classes, MBA 1.0: no register, the core-wide largest delay. */
+    boot_mba(", classes: 8");
+    assert_int_equal(M.thr[d0], MACH_THR_CORE_MAX);
+    /* Per-thread controls. */
+    boot_mba(", classes: 16, per_thread: true");
+    CPUID_IS(0x10, 3, 89, 0, 1, 15);
+    MBA_GP(0);
+    assert_int_equal(M.thr[d0], MACH_THR_THREAD);
+    x86_reset(&X);
+    assert_int_equal(M.thr[d0], MACH_THR_THREAD);
+    char text[2048];
+    struct plat p;
+    struct err e = {0};
+    tiny_text(text, sizeof text, "intel", two_sockets, "", "core",
+              "qos:\n  bandwidth: {kind: delay, classes: 16, max: 90, per_thread: true, "
+              "min_max: true}\n");
+    assert_int_not_equal(load_text(&p, text, &e), 0);
+    assert_string_equal(e.msg, "test.yaml:12: qos.bandwidth.min_max: per-thread MBA (MBA 3.0) "
+                               "has no core-wide min/max choice for IA32_MBA_CFG to make");
+    tiny_text(text, sizeof text, "amd", two_sockets, "", "core",
+              "qos:\n  bandwidth: {kind: delay, classes: 4, max: 90, per_thread: true}\n");
+    assert_int_not_equal(load_text(&p, text, &e), 0);
+    assert_string_equal(e.msg, "test.yaml:12: qos.bandwidth.per_thread: per-thread MBA is "
+                               "Intel's (CPUID.10H.3 ECX[0]); this is an amd profile");
+}
+
 #define XEON(t) cmocka_unit_test_setup_teardown(t, setup_xeon, teardown)
 #define ATOM(t) cmocka_unit_test_setup_teardown(t, setup_atom, teardown)
 #define EPYC(t) cmocka_unit_test_setup_teardown(t, setup_epyc, teardown)
@@ -801,6 +853,7 @@ int main(void)
         XEON(test_mba_cfg_absent),
         NONE(test_mba_cfg_register),
         NONE(test_mba_cfg_key),
+        NONE(test_mba_throttle_mode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

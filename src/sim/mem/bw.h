@@ -4,7 +4,9 @@
  *   delay  Intel MBA style: a throttle at each core's L2-to-interconnect link.
  *          A link carries link_rate bytes per tick; a class throttled by
  *          delay_pct percent gets link_rate * (100 - delay_pct) / 100, so
- *          bandwidth falls monotonically as the delay grows. Ports are links.
+ *          bandwidth falls monotonically as the delay grows. A link may
+ *          have several throttles (one per thread, nthr): each paces its
+ *          own transfers, and the link carries them all at link_rate.
  *   rate   AMD L3BE style: an absolute cap in bytes per tick, enforced over
  *          accounting windows of `window` ticks: a class that used its
  *          window's budget waits for the next window.
@@ -34,6 +36,8 @@ struct bw_cfg {
     enum bw_kind kind;
     unsigned nclass;  /* classes (>= 1) */
     unsigned nport;   /* delay: links, one per core behind this limiter (>= 1); others: 1 */
+    unsigned nthr;    /* delay: throttles per link, one per thread (0 or 1: one); a port is
+                         link * nthr + throttle */
     double link_rate; /* delay: bytes per tick of an unthrottled link */
     uint64_t window;  /* rate, share: accounting window in ticks (>= 1) */
     double capacity;  /* share: bytes per tick the controller carries */

@@ -1,50 +1,77 @@
 /* delay: Intel MBA style throttling of each core's link to the interconnect.
  *
- * Each port (link) has a timeline `next`, the time at which it finishes what
- * it was given so far, kept as a double so fractional gaps add up exactly. A
- * transfer of class c starts at max(now, next) and holds the link for
- * bytes / (link_rate * (100 - delay_pct[c]) / 100) ticks. The start is
- * returned rounded up to a whole tick while the timeline keeps the fraction,
- * so a saturated link carries exactly the throttled rate in the long run.
- * A `now` behind the timeline (a core that runs behind another) just waits
- * for it; the timeline never moves back. */
+ * A port is a throttle on a link: link * nthr + throttle (nthr 1: one per
+ * link). Each throttle and each link has a timeline, the time at which it
+ * finishes what it was given so far, kept as a double so fractional gaps
+ * add up exactly. A transfer of class c books the link for bytes /
+ * link_rate from the later of now and the link's timeline, and starts at
+ * the later of that and its throttle's timeline, holding its throttle for
+ * bytes / (link_rate * (100 - delay_pct[c]) / 100) ticks. The start is returned rounded up to a
+ * whole tick while the timelines keep the fraction, so a saturated throttle carries exactly the
+ * throttled rate in the long run, and a link never more than link_rate. A `now` behind a timeline
+ * (a core that runs behind another) just waits for it; timelines never move back. */
 #include "bw_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
 
+struct delay_state {
+    unsigned nthr;
+    double *link; /* [nport / nthr] */
+    double thr[]; /* [nport] */
+};
+
 static int delay_init(struct bw *b, struct err *e)
 {
     const struct bw_cfg *c = &b->cfg;
+    unsigned nthr = c->nthr ? c->nthr : 1;
     if (c->nport < 1)
         return err_set(e, -QOSIM_EINVAL, "bandwidth limiter (delay): nport must be at least 1");
+    if (c->nport % nthr)
+        return err_set(e, -QOSIM_EINVAL,
+                       "bandwidth limiter (delay): %u ports are not links of %u throttles",
+                       c->nport, nthr);
     if (!bw_positive(c->link_rate))
         return err_set(e, -QOSIM_EINVAL,
                        "bandwidth limiter (delay): link_rate must be a positive number of bytes "
                        "per tick (got %g)",
                        c->link_rate);
-    double *next = calloc(c->nport, sizeof *next); /* [nport] the links' timelines */
-    if (!next)
+    struct delay_state *s = calloc(1, sizeof *s + c->nport * sizeof s->thr[0]);
+    if (s && !(s->link = calloc(c->nport / nthr, sizeof *s->link))) {
+        free(s);
+        s = NULL;
+    }
+    if (!s)
         return err_set(e, -QOSIM_ENOMEM, "bandwidth limiter (delay): cannot allocate %u ports",
                        c->nport);
-    b->state = next;
+    s->nthr = nthr;
+    b->state = s;
     return 0;
 }
 
 static void delay_free(struct bw *b)
 {
-    free(b->state);
+    struct delay_state *s = b->state;
+    if (s)
+        free(s->link);
+    free(s);
     b->state = NULL;
 }
 
 static uint64_t delay_admit(struct bw *b, unsigned cls, unsigned port, uint64_t now, uint32_t bytes)
 {
-    double *next = b->state;
+    struct delay_state *s = b->state;
     if (port >= b->cfg.nport)
         return now; /* no such link: nothing to throttle */
+    double *link = &s->link[port / s->nthr], *thr = &s->thr[port];
     double rate = b->cfg.link_rate * (double)(100 - b->set[cls].delay_pct) / 100.0;
-    double start = next[port] > (double)now ? next[port] : (double)now;
-    next[port] = start + (double)bytes / rate;
+    /* The link is booked from the request on, not from the throttled
+     * start: a throttle's transfers set in the future must not hold the
+     * link against another thread's in the meantime. */
+    double on_link = *link > (double)now ? *link : (double)now;
+    double start = *thr > on_link ? *thr : on_link;
+    *thr = start + (double)bytes / rate;
+    *link = on_link + (double)bytes / b->cfg.link_rate;
     double t = ceil(start);
     if (t >= 18446744073709551615.0)
         return UINT64_MAX;

@@ -380,7 +380,7 @@ static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct
      * known (conf_check_unused), a misspelt one at once. */
     if (!rc)
         rc = conf_keys(c, n, e, "kind", "classes", "max", "granularity", "linear", "min_max",
-                       "window", "blocks", "mrbwb", NULL);
+                       "per_thread", "window", "blocks", "mrbwb", NULL);
     if (!rc)
         rc = conf_enum(c, n, "kind", CONF_REQ, bw_kind_name + 1, BW_NKIND - 1, &kind, e);
     if (!rc)
@@ -395,11 +395,19 @@ static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct
             rc = conf_u64(c, n, "granularity", CONF_OPT, 1, 99, &gran, e);
         if (!rc)
             rc = conf_bool(c, n, "linear", CONF_OPT, &o->linear, e);
-        /* IA32_MBA_CFG comes with more than 8 classes by default: Intel's
-         * pqos takes such an MBA to be 2.0 and reads the register. */
-        o->min_max = p->vendor == PLAT_INTEL && classes > 8;
+        /* Per-thread controls are MBA 3.0's (CPUID.10H.3 ECX[0]); without
+         * them, IA32_MBA_CFG comes with more than 8 classes by default:
+         * Intel's pqos takes such an MBA to be 2.0 and reads the register
+         * (intel-cmt-cat lib/hw_cap.c, hw_cap_mba_discover). */
+        if (!rc)
+            rc = conf_bool(c, n, "per_thread", CONF_OPT, &o->per_thread, e);
+        o->min_max = p->vendor == PLAT_INTEL && classes > 8 && !o->per_thread;
         if (!rc)
             rc = conf_bool(c, n, "min_max", CONF_OPT, &o->min_max, e);
+        if (!rc && o->min_max && o->per_thread)
+            return conf_error(c, conf_get(n, "min_max"), e,
+                              "per-thread MBA (MBA 3.0) has no core-wide min/max choice for "
+                              "IA32_MBA_CFG to make");
         if (!rc && max % gran)
             return conf_error(c, conf_get(n, "max"), e,
                               "%llu is not a multiple of granularity %llu", (unsigned long long)max,
@@ -622,6 +630,10 @@ static int check_vendor(struct plat *p, struct conf *c, struct err *e)
     if (p->bw.min_max && p->vendor != PLAT_INTEL)
         return conf_error(c, at(c, "qos.bandwidth.min_max"), e,
                           "IA32_MBA_CFG is Intel's; this is an %s profile",
+                          plat_vendor_name[p->vendor]);
+    if (p->bw.per_thread && p->vendor != PLAT_INTEL)
+        return conf_error(c, at(c, "qos.bandwidth.per_thread"), e,
+                          "per-thread MBA is Intel's (CPUID.10H.3 ECX[0]); this is an %s profile",
                           plat_vendor_name[p->vendor]);
     if (x86 && (at(c, "core.xlen") != c->root || at(c, "core.smstateen") != c->root))
         return conf_error(c, at(c, at(c, "core.xlen") != c->root ? "core.xlen" : "core.smstateen"),

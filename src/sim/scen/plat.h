@@ -106,6 +106,9 @@ struct plat_bw {
     unsigned max;         /* delay: max throttle percent; rate: BW_LEN bits */
     unsigned granularity; /* delay: percent step */
     int linear;           /* delay: linear scale (CPUID.10H.3 ECX[2]) */
+    int per_thread;       /* delay, Intel: MBA 3.0's per-thread controls (CPUID.10H.3
+                             ECX[0]): each thread its own delay; else a core's threads
+                             share one, the largest (or, with MIN_DELAY, smallest) */
     int min_max;          /* delay, Intel: IA32_MBA_CFG selects whether a core takes the
                              largest or smallest of its threads' delays */
     double window;        /* rate, share: accounting window, seconds */
