@@ -20,63 +20,13 @@
 #include "testlib.h"
 #include "tiny_rv.h"
 
-#include "hw/cbqri.h"
-#include "sim/mach.h"
-
-#define NTASK 4
-
-static struct mach M;
-static struct cbqri Q;
-static int booted;
-
-/* riscv-soc: L2 controllers (4, NCBLKS 8, FRCID), L3 (2, NCBLKS 16, FRCID),
- * memory (1, NBWBLKS 256, MRBWB 224); 16 RCIDs, 64 MCIDs; sampling 0.1. */
-#define SOC_L2(i) (0x04820000ull + (i)*0x1000ull)
-#define SOC_L3(i) (0x04828000ull + (i)*0x1000ull)
-#define SOC_BW    0x04830000ull
-/* tiny: L2 (2, NCBLKS 4, FRCID), L3 (1, NCBLKS 8, per-AT), memory (NBWBLKS
- * 16, MRBWB 12); 4 RCIDs, 8 MCIDs. */
-#define T_L2(i) (0x10000000ull + (i)*0x1000ull)
-#define T_L3    0x10010000ull
-#define T_BW    0x10020000ull
-
-#define SEC(a) ((a) + CBQRI_SECURE_OFFSET)
+#define CBQRI_FIXTURE_NTASK 4
+#include "cbqri_fixture.h"
 
 enum { CAP = CBQRI_CAPABILITIES, MON = CBQRI_MON_CTL, CTR = CBQRI_MON_CTR_VAL };
 enum { ALLOC = CBQRI_ALLOC_CTL, MASK = CBQRI_BLOCK_MASK, BWA = CBQRI_BW_ALLOC };
 
 /* ---- building machines ---- */
-
-static void boot_plat(const struct plat *p)
-{
-    struct err e = {0};
-    if (mach_init(&M, p, NTASK, &e))
-        fail_msg("mach_init(%s): %s", p->name, e.msg);
-    if (cbqri_init(&Q, &M, &e)) {
-        mach_free(&M);
-        fail_msg("cbqri_init(%s): %s", p->name, e.msg);
-    }
-    booted = 1;
-}
-
-static void unboot(void)
-{
-    if (booted) {
-        cbqri_free(&Q);
-        mach_free(&M);
-        booted = 0;
-    }
-}
-
-static void boot(const char *name)
-{
-    unboot();
-    struct plat p;
-    struct err e = {0};
-    if (plat_load(&p, name, &e))
-        fail_msg("plat_load(%s): %s", name, e.msg);
-    boot_plat(&p);
-}
 
 /* 1 socket, 1 L3 domain, 2 modules of 2 harts (L2 per module): 4 harts.
  * L2 4 KiB 4 ways (16 sets, one way per block); L3 16 KiB 8 ways (32 sets,
@@ -107,13 +57,6 @@ static int setup_tiny(void **state)
 {
     (void)state;
     boot_tiny(20, "1");
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    unboot();
     return 0;
 }
 
@@ -261,11 +204,6 @@ static void config_event_at(enum cbqri_mode md, uint64_t b, unsigned mcid, unsig
 
 /* ---- driving the machine ---- */
 
-static uint64_t addr(unsigned task, uint64_t line)
-{
-    return mach_phys_base(0, task) | (0x100000 + line * 64);
-}
-
 /* Hart h runs task t under (RCID, MCID), loaded through sqoscfg. */
 static void run_as(unsigned hart, int task, unsigned rcid, unsigned mcid)
 {
@@ -273,12 +211,6 @@ static void run_as(unsigned hart, int task, unsigned rcid, unsigned mcid)
     assert_int_equal(
         cbqri_csr_write(&Q, hart, CBQRI_S, CBQRI_CSR_SQOSCFG, (uint64_t)(mcid << 16 | rcid)),
         HW_OK);
-}
-
-static void access_n(unsigned hart, unsigned kind, unsigned task, uint64_t first, uint64_t n)
-{
-    for (uint64_t i = 0; i < n; i++)
-        mach_access(&M, &M.cpu[hart], kind, addr(task, first + i));
 }
 
 /* Lines of an MCID in one cache instance, each checked to sit in `ways`. */
@@ -297,12 +229,6 @@ static uint64_t lines_in(enum plat_level l, unsigned inst, unsigned mcid, uint64
     }
     return n;
 }
-
-#define MASKS_ARE(l, inst, cls, data, code)                                                        \
-    do {                                                                                           \
-        IS(mach_get_mask(&M, (l), (inst), (cls), MACH_DATA), mach_cbm_ways(&M, (l), (data)));      \
-        IS(mach_get_mask(&M, (l), (inst), (cls), MACH_CODE), mach_cbm_ways(&M, (l), (code)));      \
-    } while (0)
 
 /* Everything a register access could change, for "no state changed". */
 struct snap {
@@ -1276,7 +1202,7 @@ static void test_x86_has_no_cbqri(void **state)
     struct plat p;
     struct err e = {0};
     assert_int_equal(plat_load(&p, "intel-xeon", &e), 0);
-    assert_int_equal(mach_init(&M, &p, NTASK, &e), 0);
+    assert_int_equal(mach_init(&M, &p, CBQRI_FIXTURE_NTASK, &e), 0);
     assert_int_equal(cbqri_init(&Q, &M, &e), -QOSIM_EUNSUP);
     assert_substr(e.msg, "not a RISC-V platform");
     mach_free(&M);

@@ -25,37 +25,18 @@
 #include "testlib.h"
 #include "tiny_rv.h"
 
-#include "hw/cbqri.h"
-#include "sim/mach.h"
-
-#define NTASK 4
-
-static struct mach M;
-static struct cbqri Q;
-static int booted;
+#define CBQRI_FIXTURE_NTASK 4
+#include "cbqri_fixture.h"
 /* The text a "one script, two texts" pass runs in: 0 the 2023 draft, else
  * CBQRI 1.0 (the other tests are all 1.0). In every failure message. */
 static int V = 1;
 #define TNAME (V ? "1.0" : "draft")
 
-/* tiny-rv (tiny_rv.h): L2 instances 0 and 1 (module 0: harts 0-1, module
- * 1: harts 2-3; 4 KiB, 4 ways x 16 sets = 64 lines, NCBLKS 4, FRCID, one
- * AT), L3 (16 KiB, 8 ways x 32 sets = 256 lines, NCBLKS 8, no FRCID, data
- * and code apart), memory (NBWBLKS 16, MRBWB 12); 4 RCIDs, 8 MCIDs. */
-#define T_L2(i)  (0x10000000ull + (i)*0x1000ull)
-#define T_L3     0x10010000ull
-#define T_BW     0x10020000ull
+/* tiny-rv's L2 and L3 instances hold 64 and 256 lines (cbqri_fixture.h).
+ * riscv-soc is 1.0 with Smstateen and CUNITS (its L2 1 MiB = 16384 lines,
+ * L3 4 MiB); riscv-edge 1.0 without CUNITS or Smstateen. */
 #define L2_LINES 64
 #define L3_LINES 256
-/* riscv-soc (1.0, Smstateen, CUNITS): L2 x4 (NCBLKS 8, 1 MiB = 16384
- * lines), L3 x2 (NCBLKS 16, 4 MiB); memory NBWBLKS 256, MRBWB 224.
- * riscv-edge (1.0, no CUNITS, no Smstateen): L2 x2 (NCBLKS 8), L3 x1
- * (NCBLKS 16), memory the same. Both 4 KiB apart. */
-#define SOC_L2(i) (0x04820000ull + (i)*0x1000ull)
-#define SOC_L3(i) (0x04828000ull + (i)*0x1000ull)
-#define SOC_BW    0x04830000ull
-
-#define SEC(a) ((a) + CBQRI_SECURE_OFFSET)
 
 /* Register offsets (CC_REG, BC_QOS): cc_cunits at 32 + BMW/8 = 40, as
  * NCBLKS <= 64 gives BMW 64. */
@@ -100,27 +81,6 @@ static const struct tiny_rv_opt V10 = {
     .v10 = 1, .smstateen = 1, .xlen = 64, .prefix = -1, .cunits = 1};
 static const struct tiny_rv_opt DRAFT = {.v10 = 0, .prefix = -1};
 
-static void boot_plat(const struct plat *p)
-{
-    struct err e = {0};
-    if (mach_init(&M, p, NTASK, &e))
-        fail_msg("mach_init(%s): %s", p->name, e.msg);
-    if (cbqri_init(&Q, &M, &e)) {
-        mach_free(&M);
-        fail_msg("cbqri_init(%s): %s", p->name, e.msg);
-    }
-    booted = 1;
-}
-
-static void unboot(void)
-{
-    if (booted) {
-        cbqri_free(&Q);
-        mach_free(&M);
-        booted = 0;
-    }
-}
-
 static void boot_opt_events(const struct tiny_rv_opt *o, unsigned width, const char *sample,
                             const char *events)
 {
@@ -162,28 +122,11 @@ static struct tiny_rv_opt v10_opt(struct v10_diff d)
 /* The 1.0 tiny-rv with some things changed, e.g. WITH(.no_cunits = 1). */
 #define WITH(...) v10_opt((struct v10_diff){__VA_ARGS__})
 
-static void boot_name(const char *name)
-{
-    unboot();
-    struct plat p;
-    struct err e = {0};
-    if (plat_load(&p, name, &e))
-        fail_msg("plat_load(%s): %s", name, e.msg);
-    boot_plat(&p);
-}
-
 static int setup_v10(void **state)
 {
     (void)state;
     V = 1;
     boot_opt(V10);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    unboot();
     return 0;
 }
 
@@ -385,11 +328,6 @@ static enum hw_fault csr_rule(unsigned hart, enum cbqri_mode md, unsigned csr, i
 
 /* ---- driving the machine ---- */
 
-static uint64_t addr(unsigned task, uint64_t line)
-{
-    return mach_phys_base(0, task) | (0x100000 + line * 64); /* line i in set i mod sets */
-}
-
 /* Hart h runs task t with (RCID, MCID) in its ID CSR (srmcfg, or the
  * draft's sqoscfg), written in M-mode, which always reaches it. */
 static void run_as(unsigned hart, int task, unsigned rcid, unsigned mcid)
@@ -398,24 +336,12 @@ static void run_as(unsigned hart, int task, unsigned rcid, unsigned mcid)
     IS(csr_wr(hart, CBQRI_M, cbqri_id_csr(&Q), ids_v(rcid, mcid)), HW_OK);
 }
 
-static void access_n(unsigned hart, unsigned kind, unsigned task, uint64_t first, uint64_t n)
-{
-    for (uint64_t i = 0; i < n; i++)
-        mach_access(&M, &M.cpu[hart], kind, addr(task, first + i));
-}
-
 /* Lines an RCID's requests (of type at, MACH_ANY: both) filled in one
  * cache instance: the machine's ground truth. */
 static uint64_t rcid_lines(enum plat_level l, unsigned inst, unsigned rcid, int at)
 {
     return mach_class_lines(&M, l, inst, 0, rcid, at);
 }
-
-#define MASKS_ARE(l, inst, cls, data, code)                                                        \
-    do {                                                                                           \
-        IS(mach_get_mask(&M, (l), (inst), (cls), MACH_DATA), mach_cbm_ways(&M, (l), (data)));      \
-        IS(mach_get_mask(&M, (l), (inst), (cls), MACH_CODE), mach_cbm_ways(&M, (l), (code)));      \
-    } while (0)
 
 /* The limiter class of (RCID, AT) at node 0 (1.0: one world). */
 #define BWSET(r, at) (&M.bw[0].set[mach_bw_class(&M, 0, (r), (at))])
@@ -507,13 +433,13 @@ static void test_capabilities(void **state)
     }
     /* The shipped 1.0 parts: riscv-soc has CUNITS, riscv-edge not;
      * NCBLKS 8 and 16, FRCID everywhere; NBWBLKS 256, MRBWB 224. */
-    boot_name("riscv-soc");
+    boot("riscv-soc");
     for (unsigned i = 0; i < 4; i++)
         IS(RD(SOC_L2(i) + CAP), 0x03000810);
     for (unsigned i = 0; i < 2; i++)
         IS(RD(SOC_L3(i) + CAP), 0x03001010);
     IS(RD(SOC_BW + CAP), 0xe000010010ull);
-    boot_name("riscv-edge");
+    boot("riscv-edge");
     for (unsigned i = 0; i < 2; i++)
         IS(RD(SOC_L2(i) + CAP), 0x01000810);
     IS(RD(SOC_L3(0) + CAP), 0x01001010);
@@ -1184,12 +1110,12 @@ static void test_cunits_register(void **state)
     IS(rcid_lines(PLAT_L2, 0, 1, MACH_ANY), L2_LINES);
     /* The shipped parts: riscv-soc's L2 holds 16384 lines, its L3 65536;
      * riscv-edge has no CUNITS. */
-    boot_name("riscv-soc");
+    boot("riscv-soc");
     WR(SOC_L2(3) + CUN, 1ull << 20);
     WR(SOC_L3(1) + CUN, 1ull << 20);
     IS(RD(SOC_L2(3) + CUN), 16384);
     IS(RD(SOC_L3(1) + CUN), 65536);
-    boot_name("riscv-edge");
+    boot("riscv-edge");
     WR(SOC_L2(1) + CUN, 100);
     IS(RD(SOC_L2(1) + CUN), 0);
 }
