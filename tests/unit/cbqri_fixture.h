@@ -77,8 +77,7 @@ static inline uint64_t addr(unsigned task, uint64_t line)
 }
 
 /* n accesses of one kind by hart `hart`, lines first.. of task `task`. */
-static inline void access_n(unsigned hart, unsigned kind, unsigned task, uint64_t first,
-                            uint64_t n)
+static inline void access_n(unsigned hart, unsigned kind, unsigned task, uint64_t first, uint64_t n)
 {
     for (uint64_t i = 0; i < n; i++)
         mach_access(&M, &M.cpu[hart], kind, addr(task, first + i));

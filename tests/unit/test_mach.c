@@ -53,6 +53,31 @@ static void build_text(const char *text, unsigned ntask)
     assert_int_equal(mach_init(&M, &p, ntask, &e), 0);
 }
 
+/* The machine again, from a profile: a shipped one, or tiny_rv.h's (two
+ * worlds, two types, L2 per module: the CBQRI test platform). */
+static void rebuild(const struct plat *p, unsigned ntask)
+{
+    struct err e = {0};
+    mach_free(&M);
+    assert_int_equal(mach_init(&M, p, ntask, &e), 0);
+}
+
+static void build_shipped(const char *name, unsigned ntask)
+{
+    struct plat p;
+    struct err e = {0};
+    assert_int_equal(plat_load(&p, name, &e), 0);
+    rebuild(&p, ntask);
+}
+
+static void build_tiny_rv(void)
+{
+    struct plat p;
+    struct err e = {0};
+    assert_int_equal(tiny_rv_plat(&p, 32, "1", "occupancy: true, total: true", &e), 0);
+    rebuild(&p, 4);
+}
+
 static void build(const char *incl, unsigned width, const char *sample)
 {
     char text[2048];
@@ -457,11 +482,7 @@ static void test_units_counts_exact(void **state)
     check_inclusion();
     check_occupancy();
     /* Two worlds, two types, L2 per module (the CBQRI test platform). */
-    mach_free(&M);
-    struct plat p;
-    struct err e = {0};
-    assert_int_equal(tiny_rv_plat(&p, 32, "1", "occupancy: true, total: true", &e), 0);
-    assert_int_equal(mach_init(&M, &p, 4, &e), 0);
+    build_tiny_rv();
     assert_int_equal(M.nsub, 4);
     units_run(12, 60000);
 }
@@ -557,11 +578,7 @@ static void test_units_remove(void **state)
  * pace (its requests' latencies less the fastest one's). */
 static void throttle_pair(enum mach_thr mode, uint64_t *w0, uint64_t *w1)
 {
-    struct plat p;
-    struct err e = {0};
-    mach_free(&M);
-    assert_int_equal(plat_load(&p, "intel-xeon", &e), 0);
-    assert_int_equal(mach_init(&M, &p, 2, &e), 0);
+    build_shipped("intel-xeon", 2);
     assert_int_equal(M.p.topo.threads, 2);
     struct bw_class_set s;
     bw_class_reset(BW_DELAY, &s);
@@ -608,11 +625,7 @@ static void test_throttle_modes(void **state)
 static void test_occupancy_low(void **state)
 {
     (void)state;
-    mach_free(&M);
-    struct plat p;
-    struct err e = {0};
-    assert_int_equal(tiny_rv_plat(&p, 32, "1", "occupancy: true, total: true", &e), 0);
-    assert_int_equal(mach_init(&M, &p, 4, &e), 0);
+    build_tiny_rv();
     mach_set_assoc(&M, 0, 0, 1, 3);
     for (uint64_t i = 0; i < 100; i++)
         touch(0, HIER_LOAD, addr(0, 0, i));
@@ -638,21 +651,15 @@ static void test_occupancy_low(void **state)
     assert_int_equal(mach_occupancy_low(&M, PLAT_L3, 0, 8, MACH_ANY, 0, 0), 0);
     assert_int_equal(mach_occupancy_low(&M, PLAT_L3, 0, 3, MACH_ANY, 2, 0), 0);
     mach_occupancy_low_reset(&M, PLAT_L3, 7, 3, MACH_ANY, 0);
-    mach_free(&M);
     /* Without CBQRI controllers there are no marks. */
-    assert_int_equal(plat_load(&p, "intel-xeon", &e), 0);
-    assert_int_equal(mach_init(&M, &p, 4, &e), 0);
+    build_shipped("intel-xeon", 4);
     assert_int_equal(mach_occupancy_low(&M, PLAT_L3, 0, 0, MACH_ANY, 0, 0), 0);
 }
 
 static void test_units_per_type(void **state)
 {
     (void)state;
-    mach_free(&M);
-    struct plat p;
-    struct err e = {0};
-    assert_int_equal(tiny_rv_plat(&p, 32, "1", "occupancy: true, total: true", &e), 0);
-    assert_int_equal(mach_init(&M, &p, 4, &e), 0);
+    build_tiny_rv();
     mach_set_assoc(&M, 0, 0, 1, 1);
     /* A data limit: data stays within it, code is not limited. */
     assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 0, 1, MACH_DATA, 16), 0);
@@ -783,11 +790,7 @@ static void test_units_bad_args(void **state)
         touch(0, HIER_LOAD, addr(0, 0, i));
     assert_int_equal(mach_class_lines(&M, PLAT_L3, 0, 0, 0, MACH_ANY), 256);
     /* The world of a machine with a C bit. */
-    mach_free(&M);
-    struct plat p;
-    struct err e = {0};
-    assert_int_equal(tiny_rv_plat(&p, 32, "1", "occupancy: true, total: true", &e), 0);
-    assert_int_equal(mach_init(&M, &p, 4, &e), 0);
+    build_tiny_rv();
     assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 1, 3, MACH_ANY, 5), 0);
     assert_int_equal(mach_set_units(&M, PLAT_L3, 0, 2, 3, MACH_ANY, 5), -QOSIM_EINVAL);
     assert_int_equal(mach_set_units(&M, PLAT_L2, 2, 0, 0, MACH_ANY, 5), -QOSIM_EINVAL);
