@@ -710,31 +710,26 @@ static int m_mode(enum cbqri_mode md)
  * Ssqosid adds that with Smstateen, mstateen0 bit 55 clear makes every
  * mode below M take an illegal instruction, V=1 included. mstateen0 is an
  * M-mode CSR (Smstateen); mstateen0h its high half on RV32. */
+int cbqri_csr_exists(const struct cbqri *q, unsigned csr)
+{
+    if (!q->v10)
+        return csr == CBQRI_CSR_SQOSCFG;
+    if (csr == CBQRI_CSR_SRMCFG)
+        return 1;
+    return q->smstateen &&
+           (csr == CBQRI_CSR_MSTATEEN0 || (csr == CBQRI_CSR_MSTATEEN0H && q->xlen == 32));
+}
+
 static enum hw_fault csr_check(const struct cbqri *q, unsigned hart, enum cbqri_mode md,
                                unsigned csr)
 {
-    if (hart >= q->m->ncpu || (unsigned)md >= CBQRI_NMODE)
+    if (hart >= q->m->ncpu || (unsigned)md >= CBQRI_NMODE || !cbqri_csr_exists(q, csr))
         return HW_ILLEGAL;
-    switch (csr) {
-    case CBQRI_CSR_SQOSCFG:
-        if (q->v10)
-            return HW_ILLEGAL;
-        break;
-    case CBQRI_CSR_SRMCFG:
-        if (!q->v10)
-            return HW_ILLEGAL;
-        if (!m_mode(md) && q->smstateen && !HW_FGET(q->mstateen0[hart], MSTATEEN0, SRMCFG))
-            return HW_ILLEGAL;
-        break;
-    case CBQRI_CSR_MSTATEEN0H:
-        if (q->xlen != 32)
-            return HW_ILLEGAL;
-        /* fall through */
-    case CBQRI_CSR_MSTATEEN0:
-        return q->smstateen && m_mode(md) ? HW_OK : HW_ILLEGAL;
-    default:
+    if (csr == CBQRI_CSR_MSTATEEN0 || csr == CBQRI_CSR_MSTATEEN0H)
+        return m_mode(md) ? HW_OK : HW_ILLEGAL;
+    if (csr == CBQRI_CSR_SRMCFG && !m_mode(md) && q->smstateen &&
+        !HW_FGET(q->mstateen0[hart], MSTATEEN0, SRMCFG))
         return HW_ILLEGAL;
-    }
     if (md == CBQRI_U)
         return HW_ILLEGAL;
     return md == CBQRI_VS || md == CBQRI_VU ? HW_VIRTUAL : HW_OK;

@@ -336,6 +336,10 @@ enum hw_fault cbqri_csr_write(struct cbqri *q, unsigned hart, enum cbqri_mode md
 /* The CSR a platform's harts carry their IDs in: CBQRI_CSR_SRMCFG on 1.0,
  * CBQRI_CSR_SQOSCFG on the draft. */
 unsigned cbqri_id_csr(const struct cbqri *q);
+/* Whether the platform's harts have the CSR at all: sqoscfg on the draft;
+ * srmcfg on 1.0, and with Smstateen mstateen0 (mstateen0h when XLEN is 32).
+ * Who may reach one that exists is csr_read/csr_write's to answer. */
+int cbqri_csr_exists(const struct cbqri *q, unsigned csr);
 
 /* The register at addr, e.g. "cc_alloc_ctl", and which controller and
  * window; NULL where there is none. For consoles and messages. */

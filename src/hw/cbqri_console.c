@@ -92,18 +92,6 @@ static const struct {
     {"mstateen0h", CBQRI_CSR_MSTATEEN0H},
 };
 
-/* Whether the platform's harts have csr at all (reaching it is the
- * model's question). */
-static int csr_exists(const struct cbqri *q, unsigned csr)
-{
-    if (!q->v10)
-        return csr == CBQRI_CSR_SQOSCFG;
-    if (csr == CBQRI_CSR_SRMCFG)
-        return 1;
-    return q->smstateen &&
-           (csr == CBQRI_CSR_MSTATEEN0 || (csr == CBQRI_CSR_MSTATEEN0H && q->xlen == 32));
-}
-
 static int csr_named(struct cbqri_console *c, const char *s, unsigned *csr, char *err)
 {
     uint64_t n;
@@ -113,7 +101,7 @@ static int csr_named(struct cbqri_console *c, const char *s, unsigned *csr, char
             *csr = csr_names[i].csr;
     if (*csr == ~0u && !console_num(s, 0xfff, &n))
         *csr = (unsigned)n;
-    if (*csr != ~0u && csr_exists(c->q, *csr))
+    if (*csr != ~0u && cbqri_csr_exists(c->q, *csr))
         return 0;
     const struct cbqri *q = c->q;
     snprintf(err, CONSOLE_ERR_SIZE, "CSR '%s': %s's harts have %s", s, q->p->name,
