@@ -25,10 +25,10 @@ struct io_params {
 
 /* What an agent's DMA did, in lines (ground truth). */
 struct io_stat {
-    uint64_t wr, rd;              /* lines written, read */
-    uint64_t wr_hit, wr_fill;     /* writes that updated an L3 line, that allocated one */
-    uint64_t wr_mem;              /* writes that went to memory (no io ways) */
-    uint64_t rd_hit, rd_mem;      /* reads served by the L3, by memory */
+    uint64_t wr, rd;          /* lines written, read */
+    uint64_t wr_hit, wr_fill; /* writes that updated an L3 line, that allocated one */
+    uint64_t wr_mem;          /* writes that went to memory (no io ways) */
+    uint64_t rd_hit, rd_mem;  /* reads served by the L3, by memory */
 };
 
 struct io_agent {
