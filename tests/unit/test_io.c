@@ -121,8 +121,7 @@ static uint64_t lines_of_tag(unsigned d, unsigned tag, uint64_t ways)
             continue;
         n++;
         if (!((ways >> l->way) & 1))
-            fail_msg("tag %u line in way %u outside 0x%llx", tag, l->way,
-                     (unsigned long long)ways);
+            fail_msg("tag %u line in way %u outside 0x%llx", tag, l->way, (unsigned long long)ways);
     }
     return n;
 }
