@@ -34,7 +34,7 @@ static void test_init(void **state)
     (void)state;
     struct mem m;
     mk(&m, &STD);
-    assert_int_equal(m.gap, 16 * 256);
+    assert_int_equal(m.node[0].gap, 16 * 256);
     for (unsigned i = 0; i < 8; i++)
         assert_int_equal(m.ch[i].used[0], 0);
     for (unsigned n = 0; n < 2; n++) {
@@ -51,13 +51,13 @@ static void test_init(void **state)
     c.peak = 3;
     c.channels = 2;
     mk(&m, &c);
-    assert_int_equal(m.gap, 10923);
+    assert_int_equal(m.node[0].gap, 10923);
     mem_free(&m);
     /* Faster than 1/256 tick a line: the finest step there is. */
     c = STD;
     c.peak = 1e9;
     mk(&m, &c);
-    assert_int_equal(m.gap, 1);
+    assert_int_equal(m.node[0].gap, 1);
     mem_free(&m);
 }
 
