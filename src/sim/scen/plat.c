@@ -904,9 +904,9 @@ static int check_slow(struct plat *p, struct conf *c, struct err *e)
     struct conf_node *n = at(c, "qos.slow_bandwidth");
     if (p->vendor != PLAT_AMD)
         return conf_error(c, n, e,
-                          "slow memory bandwidth enforcement (SMBA) is AMD's; this is an %s "
+                          "slow memory bandwidth enforcement (SMBA) is AMD's; this is %s %s "
                           "profile",
-                          plat_vendor_name[p->vendor]);
+                          p->vendor == PLAT_RISCV ? "a" : "an", plat_vendor_name[p->vendor]);
     if (!p->cache[PLAT_L3].present)
         return conf_error(c, n, e, "SMBA limits what an L3 domain reads, but there is no L3");
     if (!p->nslow)
@@ -942,7 +942,7 @@ int plat_from_conf(struct plat *p, struct conf *c, struct err *e)
     if (p->bw.kind == BW_RATE && !p->cache[PLAT_L3].present)
         return conf_error(c, conf_get(conf_get(conf_get(root, "qos"), "bandwidth"), "kind"), e,
                           "rate limits L3-to-memory traffic, but there is no L3");
-    if ((rc = check_vendor(p, c, e)) || (rc = check_cbqri(p, c, e)) || (rc = check_slow(p, c, e)))
+    if ((rc = check_vendor(p, c, e)) || (rc = check_slow(p, c, e)) || (rc = check_cbqri(p, c, e)))
         return rc;
     return conf_check_unused(c, root, e);
 }
