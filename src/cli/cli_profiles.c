@@ -21,8 +21,7 @@ static const char *slow_nodes(const struct plat *p)
     if (p->nslow == 1)
         snprintf(buf, sizeof buf, ", slow memory node %u", p->nnodes);
     else
-        snprintf(buf, sizeof buf, ", slow memory nodes %u-%u", p->nnodes,
-                 plat_mem_nodes(p) - 1);
+        snprintf(buf, sizeof buf, ", slow memory nodes %u-%u", p->nnodes, plat_mem_nodes(p) - 1);
     return buf;
 }
 
@@ -38,8 +37,7 @@ int cli_profiles(int argc, char **argv)
             }
             printf("%-12s %-6s sockets %u, NUMA nodes %u, L3 domains %u, cores %u, CPUs %u%s\n",
                    p.name, plat_vendor_name[p.vendor], p.topo.sockets, p.nnodes,
-                   p.cache[PLAT_L3].present ? p.ndomains : 0, p.ncores, p.ncpus,
-                   slow_nodes(&p));
+                   p.cache[PLAT_L3].present ? p.ndomains : 0, p.ncores, p.ncpus, slow_nodes(&p));
         }
         return 0;
     }
@@ -62,8 +60,7 @@ int cli_profiles(int argc, char **argv)
             cli_error("profiles", "%s", e.msg);
             return 2;
         }
-        printf("%s: %s is a valid profile (%u CPUs%s)\n", argv[2], p.name, p.ncpus,
-               slow_nodes(&p));
+        printf("%s: %s is a valid profile (%u CPUs%s)\n", argv[2], p.name, p.ncpus, slow_nodes(&p));
         return 0;
     }
     /* Say what is wrong: the command alone, an argument too many, or an

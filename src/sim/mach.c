@@ -206,12 +206,13 @@ int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *
         int slow = n >= p->nnodes;
         m->node_slow[n] = (uint8_t)slow;
         m->node_home[n] = plat_node_home(p, n);
-        mn[n] = (struct mem_node_cfg){
-            .channels = slow ? p->slow.channels : p->mem.channels,
-            .peak = (slow ? p->slow.peak : p->mem.peak) / m->ticks_per_sec,
-            .latency = (uint64_t)llround((slow ? p->slow.latency : p->mem.latency) *
-                                         m->ticks_per_sec),
-            .home = m->node_home[n]};
+        const struct plat_mem *d = &p->mem;
+        const struct plat_slow *sl = &p->slow;
+        double peak = slow ? sl->peak : d->peak, lat = slow ? sl->latency : d->latency;
+        mn[n] = (struct mem_node_cfg){.channels = slow ? sl->channels : d->channels,
+                                      .peak = peak / m->ticks_per_sec,
+                                      .latency = (uint64_t)llround(lat * m->ticks_per_sec),
+                                      .home = m->node_home[n]};
     }
     for (unsigned c = 0; c < m->ncpu; c++) {
         struct mach_cpu *x = &m->cpu[c];

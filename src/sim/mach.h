@@ -154,9 +154,9 @@ struct mach {
     struct mem mem;
     struct bw *bw; /* limiters: per domain (delay, rate) or per node (share) */
     unsigned nbw;
-    uint16_t *bw_map;     /* [nconf][bw classes][2]: limiter class of (C, class, AT) */
-    uint8_t *thr;         /* [ndomains] enum mach_thr of each domain's delay limiter */
-    struct bw *sbw;       /* AMD SMBA: [ndomains] rate limiters on reads of slow memory */
+    uint16_t *bw_map; /* [nconf][bw classes][2]: limiter class of (C, class, AT) */
+    uint8_t *thr;     /* [ndomains] enum mach_thr of each domain's delay limiter */
+    struct bw *sbw;   /* AMD SMBA: [ndomains] rate limiters on reads of slow memory */
     unsigned nsbw;
     uint64_t *bytes;      /* [ndomains][ntags * nsub][MACH_NTRAFFIC] raw byte counts, never
                              cleared */

@@ -26,8 +26,8 @@ static int node_init(struct mem_node *n, const struct mem_node_cfg *c, uint32_t 
                        what, c->channels);
     if (!(c->peak > 0) || isinf(c->peak))
         return err_set(e, -QOSIM_EINVAL,
-                       "memory: %speak must be a positive number of bytes per tick (got %g)",
-                       what, c->peak);
+                       "memory: %speak must be a positive number of bytes per tick (got %g)", what,
+                       c->peak);
     double gap = (double)line * c->channels * MEM_FRAC / c->peak;
     if (gap >= 1.8e19)
         return err_set(e, -QOSIM_EINVAL,

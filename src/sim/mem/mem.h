@@ -55,14 +55,14 @@ struct mem_chan {
 
 /* What mem_init derived of one node. */
 struct mem_node {
-    uint64_t gap;       /* ticks a line occupies a channel, in 1/256 tick (fixed point) */
-    uint64_t latency;   /* ticks */
+    uint64_t gap;        /* ticks a line occupies a channel, in 1/256 tick (fixed point) */
+    uint64_t latency;    /* ticks */
     struct mem_chan *ch; /* [channels] */
     unsigned channels, home;
 };
 
 struct mem {
-    struct mem_cfg cfg; /* cfg.node is not kept */
+    struct mem_cfg cfg;         /* cfg.node is not kept */
     struct mem_node *node;      /* [nodes] */
     struct mem_chan *ch;        /* every node's channels */
     struct mem_node_stat *stat; /* [nodes] */

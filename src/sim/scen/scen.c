@@ -117,8 +117,8 @@ static int load_workload(struct scen_task *t, struct conf *c, struct conf_node *
     int rc = conf_expect(c, w, CONF_MAP, e);
     if (!rc)
         rc = conf_keys(c, w, e, "trace", "format", "loop", "program", "stdin", "stdout", "pattern",
-                       "wss", "access", "stride", "zipf_alpha", "mem_ratio", "write_ratio", "nt_ratio",
-                       "code", "branch_ratio", "taken_ratio", NULL);
+                       "wss", "access", "stride", "zipf_alpha", "mem_ratio", "write_ratio",
+                       "nt_ratio", "code", "branch_ratio", "taken_ratio", NULL);
     if (rc)
         return rc;
     t->line = w->line;
