@@ -8,8 +8,10 @@
  * its PQR_ASSOC holds at that moment.
  *
  * vCPU i is the profile's logical CPU i (the same APIC ID, x86_apic_id).
- * Guest-physical addresses are the machine's; the guest has one NUMA node,
- * the model's node 0. Accesses to MMIO are not memory traffic and skip the
+ * Guest-physical addresses are the machine's, on the model's node 0; with
+ * slow=SIZE the guest's second NUMA node, the last SIZE bytes of its RAM,
+ * is the model's first slow node, the one attached to node 0 (docs/vm.md,
+ * "Slow memory"). Accesses to MMIO are not memory traffic and skip the
  * caches. QEMU runs the vCPUs on one thread (-accel tcg,thread=single), so
  * the model is never entered twice at once.
  *
@@ -18,7 +20,8 @@
  * held back per simulated nanosecond its requests waited at a bandwidth
  * limiter; 0, the default, never holds it back), console=PATH (a Unix
  * socket where `qosim regs --attach PATH` drives this same model while the
- * guest runs). */
+ * guest runs), slow=SIZE (bytes: the guest's NUMA node 1, which `qosim vm
+ * --slow-memory` gives it, is the profile's first slow node). */
 #include <qemu-plugin.h>
 #include <qosim-hooks.h>
 
@@ -46,6 +49,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
  * instruction (at most a few accesses) must always fit. */
 #define VM_BATCH 4096
 #define VM_SLACK 64
+/* RAM blocks the guest can have: one per NUMA node, of which it has two. */
+#define VM_RAM_BLOCKS 2
 
 struct vcpu {
     struct core_task t;
@@ -61,8 +66,18 @@ static struct {
     struct x86 x;
     struct vcpu *v;
     unsigned nv;
-    uint8_t *ram; /* guest RAM in QEMU's address space: offset = guest-physical */
-    uint64_t ram_size;
+    /* Guest RAM in QEMU's address space: a block per NUMA node, each from
+     * host address `host` at guest-physical `gpa` (qemu_plugin_qosim_ram_block). */
+    struct {
+        uint8_t *host;
+        uint64_t gpa, size;
+    } ram[VM_RAM_BLOCKS];
+    unsigned nram;
+    /* The guest's slow node: guest-physical [slow_gpa, slow_gpa + slow_size)
+     * is the model's node slow_node from its start (slow_size 0: none, until
+     * find_ram has found the block of the size slow= asked for). */
+    uint64_t slow_want, slow_gpa, slow_size, slow_base;
+    unsigned slow_node;
     char report[4096], console[4096];
     double pace;
     uint64_t pace_sim;   /* ticks requests waited at limiters since the last check */
@@ -214,6 +229,14 @@ static int con_start(const char *path)
     return 0;
 }
 
+/* The model's address of a guest-physical one: node 0's are the same
+ * (mach_phys_base(0, 0) is 0); the slow node's are placed at that node's
+ * base, as a task's buffer on it is in qosim run (mach_phys_base). */
+static inline uint64_t model_addr(uint64_t gpa)
+{
+    return gpa - vm.slow_gpa < vm.slow_size ? vm.slow_base + (gpa - vm.slow_gpa) : gpa;
+}
+
 static inline struct trace_rec *put(unsigned cpu)
 {
     struct vcpu *v = &vm.v[cpu];
@@ -242,7 +265,7 @@ static void on_mem(unsigned cpu, qemu_plugin_meminfo_t info, uint64_t va, void *
     if (!hw || qemu_plugin_hwaddr_is_io(hw))
         return; /* a device register, not memory */
     struct trace_rec *r = put(cpu);
-    *r = (struct trace_rec){.addr = qemu_plugin_hwaddr_phys_addr(hw),
+    *r = (struct trace_rec){.addr = model_addr(qemu_plugin_hwaddr_phys_addr(hw)),
                             .size = 1u << qemu_plugin_mem_size_shift(info),
                             .kind = qemu_plugin_mem_is_store(info) ? TREC_S : TREC_L};
 }
@@ -257,9 +280,12 @@ static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         /* Code outside RAM (the firmware's ROM) is fetched at its
          * virtual address, which is its physical one in the firmware's
          * flat mode. */
-        uint64_t pa = h && vm.ram && h >= vm.ram && (uint64_t)(h - vm.ram) < vm.ram_size
-                          ? (uint64_t)(h - vm.ram)
-                          : qemu_plugin_insn_vaddr(in) & ((1ull << MACH_VA_BITS) - 1);
+        uint64_t pa = qemu_plugin_insn_vaddr(in) & ((1ull << MACH_VA_BITS) - 1);
+        for (unsigned b = 0; h && b < vm.nram; b++)
+            if (h >= vm.ram[b].host && (uint64_t)(h - vm.ram[b].host) < vm.ram[b].size) {
+                pa = model_addr(vm.ram[b].gpa + (uint64_t)(h - vm.ram[b].host));
+                break;
+            }
         size_t len = qemu_plugin_insn_size(in);
         uintptr_t d = (uintptr_t)(pa << 4 | (len & 15));
         qemu_plugin_register_vcpu_insn_exec_cb(in, on_insn, QEMU_PLUGIN_CB_NO_REGS, (void *)d);
@@ -376,14 +402,36 @@ static const QosimHooks hooks = {on_cpuid, on_rdmsr, on_wrmsr};
 
 /* ---- life cycle ---- */
 
+/* The guest's RAM blocks, once the machine has them; with slow=SIZE, the
+ * one that holds node 1 must be there, of that size, after node 0's. */
+static void find_ram(void)
+{
+    void *h;
+    uint64_t gpa, size;
+    while (vm.nram < VM_RAM_BLOCKS && qemu_plugin_qosim_ram_block(vm.nram, &h, &gpa, &size) == 0) {
+        vm.ram[vm.nram].host = h;
+        vm.ram[vm.nram].gpa = gpa;
+        vm.ram[vm.nram].size = size;
+        vm.nram++;
+    }
+    if (!vm.slow_want)
+        return;
+    for (unsigned b = 0; b < vm.nram; b++)
+        if (vm.ram[b].gpa && vm.ram[b].size == vm.slow_want) {
+            vm.slow_gpa = vm.ram[b].gpa;
+            vm.slow_size = vm.slow_want;
+            return;
+        }
+    fprintf(stderr, "qosim-vm: slow=%" PRIu64 ": the guest has no NUMA node of that size\n",
+            vm.slow_want);
+    exit(2);
+}
+
 static void on_vcpu_init(qemu_plugin_id_t id, unsigned cpu)
 {
     (void)id;
-    if (!vm.ram) {
-        void *h;
-        if (qemu_plugin_qosim_ram(&h, &vm.ram_size) == 0)
-            vm.ram = h;
-    }
+    if (!vm.nram)
+        find_ram();
     if (cpu >= vm.nv) {
         fprintf(stderr, "qosim-vm: vCPU %u: the profile %s has %u logical CPUs\n", cpu, vm.p.name,
                 vm.nv);
@@ -430,17 +478,28 @@ static void write_report(void)
     fprintf(f, "  ],\n  \"rmids\": [");
     int first = 1;
     for (unsigned t = 0; t < vm.m.ntags; t++) {
-        uint64_t rd = 0, wb = 0;
+        uint64_t rd = 0, wb = 0, srd = 0;
         for (unsigned n = 0; n < plat_mem_nodes(&vm.p); n++) { /* slow nodes too */
-            rd += mach_node_bytes(&vm.m, n, t, MACH_ANY, 0, 0);
+            uint64_t b = mach_node_bytes(&vm.m, n, t, MACH_ANY, 0, 0);
+            rd += b;
+            srd += vm.m.node_slow[n] ? b : 0;
             wb += mach_node_bytes(&vm.m, n, t, MACH_ANY, 0, 1);
         }
         if (!rd && !wb)
             continue;
         fprintf(f,
                 "%s\n    {\"rmid\": %u, \"read_bytes\": %" PRIu64 ", \"writeback_bytes\": %" PRIu64
-                "}",
-                first ? "" : ",", t, rd, wb);
+                ", \"slow_read_bytes\": %" PRIu64 ", \"traffic\": [",
+                first ? "" : ",", t, rd, wb, srd);
+        /* Bytes by traffic class, class i being bit i of an AMD BMEC
+         * configuration (enum mach_traffic), all L3 domains together. */
+        for (unsigned k = 0; k < MACH_NTRAFFIC; k++) {
+            uint64_t b = 0;
+            for (unsigned d = 0; d < vm.p.ndomains; d++)
+                b += mach_traffic(&vm.m, d, t, 1u << k);
+            fprintf(f, "%s%" PRIu64, k ? ", " : "", b);
+        }
+        fprintf(f, "]}");
         first = 0;
     }
     fprintf(f, "\n  ]\n}\n");
@@ -481,6 +540,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
                 fprintf(stderr, "qosim-vm: pace=%s: not a number >= 0\n", argv[i] + 5);
                 return -1;
             }
+        } else if (!strncmp(argv[i], "slow=", 5)) {
+            char *end;
+            errno = 0;
+            vm.slow_want = strtoull(argv[i] + 5, &end, 0);
+            if (errno || *end || !vm.slow_want || argv[i][5] == '-') {
+                fprintf(stderr, "qosim-vm: slow=%s: not a size in bytes\n", argv[i] + 5);
+                return -1;
+            }
         } else {
             fprintf(stderr, "qosim-vm: unknown argument '%s'\n", argv[i]);
             return -1;
@@ -495,6 +562,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         fprintf(stderr, "qosim-vm: %s\n", e.msg);
         return -1;
     }
+    if (vm.slow_want) {
+        if (!vm.p.nslow) {
+            fprintf(stderr, "qosim-vm: slow=: the profile %s has no slow memory\n", vm.p.name);
+            return -1;
+        }
+        /* DRAM node 0's first slow node (plat.h, struct plat_slow). */
+        vm.slow_node = vm.p.nnodes;
+        vm.slow_base = mach_phys_base(vm.slow_node, 0);
+    }
     vm.nv = vm.m.ncpu;
     vm.v = calloc(vm.nv, sizeof *vm.v);
     if (!vm.v) {
@@ -508,6 +584,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         }
         /* One physical space for all vCPUs: no per-task placement. */
         core_task_init(&vm.v[i].t, vm.v[i].wl, mach_phys_base(0, 0));
+        /* Records carry the model's physical addresses, node bits and all
+         * (model_addr). */
+        vm.v[i].t.va_mask = UINT64_MAX;
         /* Each vCPU's ground truth is a task of its own. */
         mach_set_task(&vm.m, i, (int)i);
     }

@@ -23,8 +23,9 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "usage: qosim vm [--platform NAME|FILE] [--cpus N] [--memory SIZE] [--kernel FILE]\n"
-    "                [--initrd FILE] [--append 'KERNEL ARGS'] [--cmd 'SHELL COMMAND']\n"
+    "usage: qosim vm [--platform NAME|FILE] [--cpus N] [--memory SIZE] [--slow-memory SIZE]\n"
+    "                [--kernel FILE] [--initrd FILE] [--append 'KERNEL ARGS'] [--cmd 'SHELL "
+    "COMMAND']\n"
     "                [--report FILE] [--console SOCKET] [--pace K] [--verbose] [--print-cmd]\n"
     "                [--no-model]\n"
     "  Boots Linux in QEMU on a simulated platform (default intel-xeon): the guest's\n"
@@ -32,6 +33,10 @@ static const char usage[] =
     "  --cpus N       vCPUs: the profile's first N logical CPUs (default: those of\n"
     "                 its first L3 domain, at most 4)\n"
     "  --memory SIZE  guest RAM (default 1G, at most 2G)\n"
+    "  --slow-memory SIZE\n"
+    "                 on a profile with slow memory: the guest's second NUMA node, CPU-less,\n"
+    "                 is the profile's first slow node (default 256M; 0: none; --memory\n"
+    "                 and this together at most 2G)\n"
     "  --kernel FILE  the kernel to boot (default: Debian's, from 'make vm')\n"
     "  --initrd FILE  the initramfs (default: qosim's, from 'make vm')\n"
     "  --append ARGS  more kernel command-line arguments\n"
@@ -48,14 +53,18 @@ static const char usage[] =
     "                 comparisons\n";
 
 #define VM_MAX_MEM (2ull << 30) /* guest RAM stays below the PCI hole */
+/* The slow node's default size: room for a few streams of tens of MiB
+ * besides what Linux keeps there for the node's own page structures
+ * (project choice). */
+#define VM_SLOW_MEM (256ull << 20)
 /* Default pacing: a limiter's wait shows in the guest's clock ten times
  * over, about what the model's unthrottled speed makes it look like to the
  * guest (docs/vm.md, "Time"). */
 #define VM_PACE "10"
 
 struct vm_opts {
-    const char *plat, *kernel, *initrd, *append, *cmd, *report, *pace, *console;
-    uint64_t cpus, mem;
+    const char *plat, *kernel, *initrd, *append, *cmd, *report, *pace, *console, *slow_arg;
+    uint64_t cpus, mem, slow;
     int verbose, print, nomodel;
 };
 
@@ -226,6 +235,8 @@ static int parse(int argc, char **argv, struct vm_opts *o)
             cpus = v;
         else if ((v = cli_optval(argc, argv, &i, "--memory", &missing)))
             mem = v;
+        else if ((v = cli_optval(argc, argv, &i, "--slow-memory", &missing)))
+            o->slow_arg = v;
         else if (missing) {
             cli_error("vm", "%.*s needs a value", (int)strcspn(argv[i], "="), argv[i]);
             return 2;
@@ -248,6 +259,16 @@ static int parse(int argc, char **argv, struct vm_opts *o)
                   "--memory %s: a size from 64M to 2G (the guest's RAM must stay below "
                   "the PCI hole)",
                   mem);
+        return 2;
+    }
+    /* Whole MiB, which QEMU's -m is given in; 0 or at least --memory's
+     * least. */
+    if (o->slow_arg && (conf_parse_size(o->slow_arg, &o->slow) || o->slow % (1ull << 20) ||
+                        (o->slow && o->slow < (64ull << 20)) || o->slow > VM_MAX_MEM - o->mem)) {
+        cli_error("vm",
+                  "--slow-memory %s: 0, or whole MiB from 64M; with --memory at most 2G "
+                  "together (the guest's RAM must stay below the PCI hole)",
+                  o->slow_arg);
         return 2;
     }
     if (o->pace) {
@@ -309,6 +330,15 @@ int cli_vm(int argc, char **argv)
                   p.name, p.topo.cores);
         return 2;
     }
+    /* Slow memory: the guest's node 1, as a CXL memory expander is, when
+     * the profile has some (docs/vm.md, "Slow memory"). */
+    if (o.slow_arg && !p.nslow) {
+        cli_error("vm", "--slow-memory: %s has no slow memory (memory.slow in its profile)",
+                  p.name);
+        return 2;
+    }
+    if (!o.slow_arg && p.nslow)
+        o.slow = o.mem + VM_SLOW_MEM <= VM_MAX_MEM ? VM_SLOW_MEM : VM_MAX_MEM - o.mem;
     unsigned per_domain = p.ncpus / p.ndomains;
     if (!o.cpus)
         o.cpus = per_domain < 4 ? per_domain : 4;
@@ -363,6 +393,7 @@ int cli_vm(int argc, char **argv)
     }
 
     char cpu[256], smp[256], memarg[64], append[4096], plug[8400], serial2[4300];
+    char ram0[128], ram1[128], numa0[128], numa1[128], slowarg[64] = "";
     /* QEMU's own idea of the CPU agrees with what the model answers, for
      * the few places QEMU acts on the vendor or family itself. */
     snprintf(cpu, sizeof cpu,
@@ -373,12 +404,25 @@ int cli_vm(int argc, char **argv)
         cli_error("vm", "topology too large");
         return 2;
     }
-    snprintf(memarg, sizeof memarg, "%lluM", (unsigned long long)(o.mem >> 20));
+    snprintf(memarg, sizeof memarg, "%lluM", (unsigned long long)((o.mem + o.slow) >> 20));
+    /* Two NUMA nodes, each on a RAM backend of its own: QEMU lays them out
+     * one after the other from guest-physical 0, node 0's first
+     * (hw/core/numa.c, numa_init_memdev_container), and its ACPI SRAT
+     * tells the guest so. Node 0 has every CPU, node 1 none. */
+    snprintf(ram0, sizeof ram0, "memory-backend-ram,id=qosim-ram0,size=%lluM",
+             (unsigned long long)(o.mem >> 20));
+    snprintf(ram1, sizeof ram1, "memory-backend-ram,id=qosim-ram1,size=%lluM",
+             (unsigned long long)(o.slow >> 20));
+    snprintf(numa0, sizeof numa0, "node,nodeid=0,cpus=0-%u,memdev=qosim-ram0", p.ncpus - 1);
+    snprintf(numa1, sizeof numa1, "node,nodeid=1,memdev=qosim-ram1");
+    if (o.slow)
+        snprintf(slowarg, sizeof slowarg, ",slow=%llu", (unsigned long long)o.slow);
     snprintf(append, sizeof append, "console=ttyS0 panic=-1%s%s%s",
              o.cmd && !o.verbose ? " quiet" : "", o.append ? " " : "", o.append ? o.append : "");
-    snprintf(plug, sizeof plug, "%s,profile=%s,pace=%s%s%s%s%s", plugin,
+    snprintf(plug, sizeof plug, "%s,profile=%s,pace=%s%s%s%s%s%s", plugin,
              o.plat ? o.plat : "intel-xeon", o.pace ? o.pace : VM_PACE, o.report ? ",report=" : "",
-             o.report ? o.report : "", o.console ? ",console=" : "", o.console ? o.console : "");
+             o.report ? o.report : "", o.console ? ",console=" : "", o.console ? o.console : "",
+             slowarg);
     snprintf(serial2, sizeof serial2, "file:%s", status);
     const char *args[64];
     int n = 0;
@@ -394,6 +438,16 @@ int cli_vm(int argc, char **argv)
     A(smp);
     A("-m");
     A(memarg);
+    if (o.slow) {
+        A("-object");
+        A(ram0);
+        A("-object");
+        A(ram1);
+        A("-numa");
+        A(numa0);
+        A("-numa");
+        A(numa1);
+    }
     A("-bios");
     A("qboot.rom"); /* QEMU's minimal firmware: boots -kernel at once, prints nothing */
     A("-L");

@@ -2,15 +2,16 @@
 
 #include <string.h>
 
+#define VA_MASK ((1ull << MACH_VA_BITS) - 1)
+
 void core_task_init(struct core_task *t, struct wl *wl, uint64_t base)
 {
     memset(t, 0, sizeof *t);
     t->wl = wl;
     t->base = base;
+    t->va_mask = VA_MASK;
     t->last_iblock = UINT64_MAX;
 }
-
-#define VA_MASK ((1ull << MACH_VA_BITS) - 1)
 
 /* The pending instruction: none, one kept in full since it may be shown,
  * or one the observer cannot want (within its instruction count, not a
@@ -83,7 +84,7 @@ static inline __attribute__((always_inline)) int run(struct mach *m, struct mach
 {
     const int observe = mode == OBSERVED;
     struct mach_tstat *ts = p->ts;
-    const uint64_t cpi = m->cpi_ticks, mlp = m->mlp_mul, base = t->base;
+    const uint64_t cpi = m->cpi_ticks, mlp = m->mlp_mul, base = t->base, vmask = t->va_mask;
     const unsigned lb = m->line_bits;
     int rc = 0, cur = CUR_NONE;
     unsigned cur_br = 0, cur_miss = 0; /* the pending one's counted branch and misses */
@@ -126,7 +127,7 @@ static inline __attribute__((always_inline)) int run(struct mach *m, struct mach
             t->n = (size_t)n;
         }
         const struct trace_rec *r = &t->buf[t->pos];
-        uint64_t va = r->addr & VA_MASK, a = va | base;
+        uint64_t va = r->addr & vmask, a = va | base;
         if (r->kind == TREC_I) {
             if (observe && cur != CUR_NONE)
                 RETIRE(va);

@@ -103,6 +103,10 @@ struct core_task {
     struct trace_rec buf[CORE_BATCH];
     size_t pos, n;
     uint64_t base;        /* physical placement of the task's virtual space */
+    uint64_t va_mask;     /* the bits of a record's address kept before base is added: the
+                             MACH_VA_BITS of a virtual space (core_task_init); all of them for
+                             records that carry physical addresses, node bits included (qosim
+                             vm's guest, whose memory spans a DRAM and a slow node) */
     uint64_t last_iblock; /* line the last instruction was fetched from */
     int ended;            /* a non-looping trace ran out */
     /* Optional, NULL after core_task_init; set them before running. */
