@@ -1,5 +1,6 @@
 /* qosim-guest: the small tools the qosim VM guest's tests need and busybox
- * lacks: MSR access, CPUID, a memory-bandwidth stream and powering QEMU off
+ * lacks: MSR access, CPUID, a memory-bandwidth stream (on a NUMA node of
+ * one's choice, such as the guest's slow memory) and powering QEMU off
  * with an exit status. Built static so the initramfs needs no libraries for it:
  *   cc -static -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -o qosim-guest qosim-guest.c
  *
@@ -13,8 +14,11 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <linux/mempolicy.h>
 #include <sys/io.h>
+#include <sys/mman.h>
 #include <sys/reboot.h>
+#include <sys/syscall.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,7 +40,7 @@ static void usage(FILE *f)
             "usage: %s rdmsr CPU MSR\n"
             "       %s wrmsr CPU MSR VALUE\n"
             "       %s cpuid LEAF [SUBLEAF]\n"
-            "       %s stream [--size BYTES[K|M|G]] [--passes N] [--write]\n"
+            "       %s stream [--size BYTES[K|M|G]] [--passes N] [--write] [--node N]\n"
             "       %s exit STATUS\n",
             prog, prog, prog, prog, prog);
 }
@@ -197,14 +201,63 @@ static uint64_t stream_rw(uint64_t *buf, uint64_t lines)
     return sum;
 }
 
+/* A buffer of len bytes whose pages all come from NUMA node `node`:
+ * mapped, bound with mbind(MPOL_BIND) (raw system calls: the static binary
+ * has no libnuma), and touched, which is when the kernel allocates them.
+ * move_pages with no target nodes then reports where each page is; a page
+ * elsewhere is an error, not a quietly wrong measurement. */
+static uint64_t *node_buffer(uint64_t len, unsigned node)
+{
+    uint64_t *buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (buf == MAP_FAILED) {
+        fprintf(stderr, "%s: cannot map %llu bytes: %s\n", prog, (unsigned long long)len,
+                strerror(errno));
+        exit(EXIT_ERR);
+    }
+    unsigned long mask = 1ul << node;
+    /* maxnode counts one more than the mask's bits (the kernel's get_nodes
+     * takes one off), as numactl passes it. */
+    if (syscall(SYS_mbind, buf, len, MPOL_BIND, &mask, sizeof mask * 8 + 1, MPOL_MF_STRICT)) {
+        fprintf(stderr, "%s: --node %u: mbind: %s%s\n", prog, node, strerror(errno),
+                errno == EINVAL ? " (no such node, or it has no memory)" : "");
+        exit(EXIT_ERR);
+    }
+    for (uint64_t i = 0; i < len / 8; i++)
+        buf[i] = i;
+    long pg = sysconf(_SC_PAGESIZE);
+    uint64_t npages = (len + pg - 1) / pg;
+    void **pages = malloc(npages * sizeof *pages);
+    int *st = malloc(npages * sizeof *st);
+    if (!pages || !st) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        exit(EXIT_ERR);
+    }
+    for (uint64_t i = 0; i < npages; i++)
+        pages[i] = (char *)buf + i * pg;
+    if (syscall(SYS_move_pages, 0, npages, pages, NULL, st, 0)) {
+        fprintf(stderr, "%s: move_pages: %s\n", prog, strerror(errno));
+        exit(EXIT_ERR);
+    }
+    for (uint64_t i = 0; i < npages; i++)
+        if (st[i] != (int)node) {
+            fprintf(stderr, "%s: --node %u: page %llu is on %d\n", prog, node,
+                    (unsigned long long)i, st[i]);
+            exit(EXIT_ERR);
+        }
+    free(pages);
+    free(st);
+    return buf;
+}
+
 static int cmd_stream(int argc, char **argv)
 {
     uint64_t size = 64 << 20, passes = 4;
-    int write = 0;
+    int write = 0, node = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--write")) {
             write = 1;
-        } else if (!strcmp(argv[i], "--size") || !strcmp(argv[i], "--passes")) {
+        } else if (!strcmp(argv[i], "--size") || !strcmp(argv[i], "--passes") ||
+                   !strcmp(argv[i], "--node")) {
             const char *opt = argv[i++];
             if (i == argc) {
                 fprintf(stderr, "%s: %s needs a value\n", prog, opt);
@@ -212,6 +265,8 @@ static int cmd_stream(int argc, char **argv)
             }
             if (!strcmp(opt, "--size"))
                 size = parse_size("--size", argv[i]);
+            else if (!strcmp(opt, "--node"))
+                node = (int)parse_num("--node", argv[i], 63);
             else
                 passes = parse_num("--passes", argv[i], UINT32_MAX);
         } else {
@@ -228,13 +283,15 @@ static int cmd_stream(int argc, char **argv)
         fprintf(stderr, "%s: --passes must be at least 1\n", prog);
         return EXIT_ERR;
     }
-    uint64_t *buf = aligned_alloc(64, lines * 64);
+    uint64_t *buf =
+        node >= 0 ? node_buffer(lines * 64, (unsigned)node) : aligned_alloc(64, lines * 64);
     if (!buf) {
         fprintf(stderr, "%s: cannot allocate %llu bytes\n", prog, (unsigned long long)(lines * 64));
         return EXIT_ERR;
     }
-    /* Touch every page first so the timed loop sees no page faults. */
-    for (uint64_t i = 0; i < lines * 8; i++)
+    /* Touch every page first so the timed loop sees no page faults
+     * (node_buffer has). */
+    for (uint64_t i = 0; node < 0 && i < lines * 8; i++)
         buf[i] = i;
 
     /* Line after line, all eight words of each (and each written back with
@@ -250,9 +307,15 @@ static int cmd_stream(int argc, char **argv)
     double secs = now() - t0;
     stream_sink = sum;
     uint64_t bytes = lines * 64 * passes * (write ? 2 : 1);
-    printf("bytes=%llu seconds=%.6f MBps=%.1f\n", (unsigned long long)bytes, secs,
+    printf("bytes=%llu seconds=%.6f MBps=%.1f", (unsigned long long)bytes, secs,
            secs > 0 ? bytes / secs / 1e6 : 0.0);
-    free(buf);
+    if (node >= 0)
+        printf(" node=%d", node); /* every page checked there */
+    printf("\n");
+    if (node >= 0)
+        munmap(buf, lines * 64);
+    else
+        free(buf);
     return 0;
 }
 
