@@ -43,6 +43,13 @@ $(VM)/kernel/vmlinux: qemu/guest/fetch-kernel
 	qemu/guest/fetch-kernel $(VM)/kernel
 	@touch $@
 
+# bookworm-backports' kernel (6.12), for what only a newer resctrl programs
+# (AMD's BMEC and SMBA, tests/e2e/test_vm_amd_bmec.sh); booted with --kernel
+# and the same initramfs.
+$(VM)/kernel-bp/vmlinux: qemu/guest/fetch-kernel
+	qemu/guest/fetch-kernel $(VM)/kernel-bp bookworm-backports
+	@touch $@
+
 $(VM)/qosim-guest: qemu/guest/qosim-guest.c
 	@mkdir -p $(dir $@)
 	$(CC) -static -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -o $@ $<
@@ -52,5 +59,6 @@ $(VM)/initramfs.cpio.gz: qemu/guest/mkinitramfs qemu/guest/init $(VM)/qosim-gues
 	qemu/guest/mkinitramfs $@ $(VM)/kernel $(VM)/qosim-guest tests/vm
 
 .PHONY: vm vm-san
-vm: $(O)/qosim $(VM)/qemu-system-x86_64 $(VM)/qosim-vm.so $(VM)/initramfs.cpio.gz
+vm: $(O)/qosim $(VM)/qemu-system-x86_64 $(VM)/qosim-vm.so $(VM)/initramfs.cpio.gz \
+    $(VM)/kernel-bp/vmlinux
 vm-san: vm $(VM)/san/qosim-vm.so

@@ -337,10 +337,13 @@ static void on_cpuid(unsigned cpu, uint32_t leaf, uint32_t sub, uint32_t regs[4]
 /* ---- MSRs ---- */
 
 /* The QoS MSRs: Intel's architectural range from IA32_L3_QOS_CFG to the
- * last MBA throttle, and AMD's QoS range. Everything else stays QEMU's. */
+ * last MBA throttle, and AMD's QoS range: the bandwidth limits (L3BE
+ * 0xC0000200, SMBA 0xC0000280), ABMC and L3_QOS_EXT_CFG (0xC00003FD-FF) and
+ * the two BMEC event configurations (0xC0000400-401). Everything else stays
+ * QEMU's. */
 static int model_msr(uint32_t msr)
 {
-    return (msr >= 0xC81 && msr <= 0xDFF) || (msr >= 0xC0000200 && msr <= 0xC00003FF);
+    return (msr >= 0xC81 && msr <= 0xDFF) || (msr >= 0xC0000200 && msr <= 0xC0000401);
 }
 
 static int to_qemu(enum hw_fault f)

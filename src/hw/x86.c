@@ -308,7 +308,16 @@ static enum hw_fault mask_write(struct x86 *x, const struct x86_reg *r, unsigned
     return HW_OK;
 }
 
-/* Intel MBA: delay [15:0] in percent; above the maximum throttle #GP. */
+/* Intel MBA: delay [15:0] in percent; above the maximum throttle #GP.
+ * The hardware throttles in steps of its granularity (resctrl's
+ * bandwidth_gran, 100 - the max throttle of CPUID.10H.3 on a linear part):
+ * a value between two steps is accepted and read back as written, and
+ * throttles as the step below it. Linux refuses such values itself, but its
+ * authors note the register takes them and that 11 and 12 throttle alike at
+ * a granularity of 10 (LKML, "x86/intel_rdt/mba: Add info directory files for
+ * MBA", Vikas Shivappa and Thomas Gleixner, January 2017). Rounding down,
+ * not to the nearest step, is a project choice: the less throttling of the
+ * two, as when a delay is not supported at all. */
 static unsigned mba_count(const struct x86 *x, const struct x86_reg *r)
 {
     (void)r;
@@ -333,7 +342,8 @@ static enum hw_fault mba_write(struct x86 *x, const struct x86_reg *r, unsigned 
     x->bw[(size_t)d * x->bw_cos + n] = v;
     struct bw_class_set s;
     bw_class_reset(BW_DELAY, &s);
-    s.delay_pct = (unsigned)v;
+    unsigned g = x->p->bw.granularity ? x->p->bw.granularity : 1;
+    s.delay_pct = (unsigned)v - (unsigned)v % g;
     mach_set_bw(x->m, d, n, &s);
     return HW_OK;
 }

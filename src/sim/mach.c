@@ -157,7 +157,17 @@ int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *
     m->owner_hash = zalloc(OWNER_SLOTS, sizeof *m->owner_hash, &bad);
     m->ts = zalloc(ntask + 1, sizeof *m->ts, &bad);
     m->tee = zalloc(ntask + 1, sizeof *m->tee, &bad);
-    m->bytes = zalloc((size_t)p->ndomains * m->ntags * m->nsub * MACH_NCTR, sizeof *m->bytes, &bad);
+    m->ntcls = p->bw.classes > 1 ? p->bw.classes : 1;
+    for (int l = PLAT_L2; l < PLAT_NLEVEL; l++)
+        if (p->cache[l].present && p->cache[l].alloc.classes > m->ntcls)
+            m->ntcls = p->cache[l].alloc.classes;
+    m->bytes =
+        zalloc((size_t)p->ndomains * m->ntags * m->nsub * MACH_NTRAFFIC, sizeof *m->bytes, &bad);
+    m->bytes_base = zalloc((size_t)p->ndomains * m->ntags * MACH_NCTR, sizeof *m->bytes_base, &bad);
+    m->cls_bytes =
+        zalloc((size_t)p->ndomains * m->ntcls * MACH_NTRAFFIC, sizeof *m->cls_bytes, &bad);
+    m->node_slow = zalloc(p->nnodes, sizeof *m->node_slow, &bad);
+    m->node_home = zalloc(p->nnodes, sizeof *m->node_home, &bad);
     m->node_bytes = zalloc((size_t)p->nnodes * m->ntags * m->nsub * 2, sizeof *m->node_bytes, &bad);
     if (!rc && bad)
         rc = err_set(e, -QOSIM_ENOMEM, "cannot allocate the machine");
@@ -166,6 +176,8 @@ int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *
         return rc;
     }
     memset(m->owner_hash, 0xff, OWNER_SLOTS * sizeof *m->owner_hash);
+    for (unsigned n = 0; n < p->nnodes; n++)
+        m->node_home[n] = n;
     for (unsigned c = 0; c < m->ncpu; c++) {
         struct mach_cpu *x = &m->cpu[c];
         struct plat_place pl;
@@ -230,6 +242,10 @@ void mach_free(struct mach *m)
     free(m->ts);
     free(m->tee);
     free(m->bytes);
+    free(m->bytes_base);
+    free(m->cls_bytes);
+    free(m->node_slow);
+    free(m->node_home);
     free(m->node_bytes);
     memset(m, 0, sizeof *m);
 }
@@ -423,19 +439,67 @@ uint64_t mach_task_lines(const struct mach *m, enum plat_level l, unsigned task)
     return n;
 }
 
+/* The raw bytes of (domain, tag) in the classes of `classes`, summed over
+ * its sub-tags. */
+static uint64_t tag_traffic(const struct mach *m, unsigned domain, unsigned tag, uint32_t classes)
+{
+    const uint64_t *a = &m->bytes[((size_t)domain * m->ntags + tag) * m->nsub * MACH_NTRAFFIC];
+    uint64_t n = 0;
+    for (unsigned s = 0; s < m->nsub; s++, a += MACH_NTRAFFIC)
+        for (unsigned t = 0; t < MACH_NTRAFFIC; t++)
+            if (classes >> t & 1)
+                n += a[t];
+    return n;
+}
+
+static const uint32_t ctr_classes[MACH_NCTR] = {MACH_TR_TOTAL, MACH_TR_LOCALS,
+                                                1u << MACH_TR_VICTIM};
+
 uint64_t mach_bytes(const struct mach *m, unsigned domain, unsigned tag, enum mach_ctr c)
 {
     if (domain >= m->p.ndomains || tag >= m->ntags || (unsigned)c >= MACH_NCTR)
         return 0;
-    const uint64_t *a = &m->bytes[(size_t)domain * m->ntags * m->nsub * MACH_NCTR + c];
-    return sub_sum(m, a, MACH_NCTR, tag, MACH_ANY, 0) / m->p.mon.scale & m->ctr_mask;
+    uint64_t raw = tag_traffic(m, domain, tag, ctr_classes[c]);
+    raw -= m->bytes_base[((size_t)domain * m->ntags + tag) * MACH_NCTR + c];
+    return raw / m->p.mon.scale & m->ctr_mask;
 }
 
 void mach_bytes_clear(struct mach *m, unsigned domain, unsigned tag)
 {
-    if (domain < m->p.ndomains && tag < m->ntags)
-        memset(&m->bytes[((size_t)domain * m->ntags + tag) * m->nsub * MACH_NCTR], 0,
-               m->nsub * MACH_NCTR * sizeof *m->bytes);
+    if (domain >= m->p.ndomains || tag >= m->ntags)
+        return;
+    for (unsigned c = 0; c < MACH_NCTR; c++)
+        m->bytes_base[((size_t)domain * m->ntags + tag) * MACH_NCTR + c] =
+            tag_traffic(m, domain, tag, ctr_classes[c]);
+}
+
+uint64_t mach_traffic(const struct mach *m, unsigned domain, unsigned tag, uint32_t classes)
+{
+    if (domain >= m->p.ndomains || tag >= m->ntags)
+        return 0;
+    return tag_traffic(m, domain, tag, classes);
+}
+
+uint64_t mach_traffic_cls(const struct mach *m, unsigned domain, unsigned cls, uint32_t classes)
+{
+    if (domain >= m->p.ndomains || cls >= m->ntcls)
+        return 0;
+    const uint64_t *a = &m->cls_bytes[((size_t)domain * m->ntcls + cls) * MACH_NTRAFFIC];
+    uint64_t n = 0;
+    for (unsigned t = 0; t < MACH_NTRAFFIC; t++)
+        if (classes >> t & 1)
+            n += a[t];
+    return n;
+}
+
+void mach_count(struct mach *m, unsigned domain, unsigned stag, unsigned cls, unsigned task,
+                enum mach_traffic t, uint64_t bytes)
+{
+    /* A class no resource has is counted as class 0, whose settings it gets. */
+    unsigned c = cls < m->ntcls ? cls : 0;
+    m->bytes[((size_t)domain * m->ntags * m->nsub + stag) * MACH_NTRAFFIC + t] += bytes;
+    m->cls_bytes[((size_t)domain * m->ntcls + c) * MACH_NTRAFFIC + t] += bytes;
+    m->ts[task <= m->ntask ? task : m->ntask].traffic[t] += bytes;
 }
 
 uint64_t mach_node_bytes(const struct mach *m, unsigned node, unsigned tag, int at, unsigned conf,
@@ -660,7 +724,7 @@ static void mem_writeback(struct mach *m, struct mach_cpu *p, uint64_t block, ui
 {
     const struct mach_owner *o = &m->owners[owner];
     unsigned st = stag_of(m, o), node = node_of(m, block);
-    m->bytes[((size_t)p->domain * m->ntags * m->nsub + st) * MACH_NCTR + MACH_CTR_WB] += m->line;
+    mach_count(m, p->domain, st, o->cls, o->task, MACH_TR_VICTIM, m->line);
     m->node_bytes[((size_t)node * m->ntags * m->nsub + st) * 2 + 1] += m->line;
     m->ts[o->task].wr_bytes += m->line;
     mem_write(&m->mem, node, block, p->now);
@@ -840,11 +904,12 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
     if (lat != asked && bw_limited(&m->bw[bk == BW_SHARE ? node : p->domain], bc))
         p->held += lat - asked;
     lat += mem_read(&m->mem, p->node, node, block, now + lat);
-    unsigned st = stag_of(m, &m->owners[own]);
-    uint64_t *b = &m->bytes[((size_t)p->domain * m->ntags * m->nsub + st) * MACH_NCTR];
-    b[MACH_CTR_TOTAL] += m->line;
-    if (node == p->node)
-        b[MACH_CTR_LOCAL] += m->line;
+    const struct mach_owner *o = &m->owners[own];
+    /* The class of a read: slow memory or DRAM, local or not (BMEC's bits). */
+    unsigned tr = (mach_node_local(m, p->node, node) ? MACH_TR_RD_LOCAL : MACH_TR_RD_REMOTE) +
+                  m->node_slow[node] * (MACH_TR_SLOW_LOCAL - MACH_TR_RD_LOCAL);
+    unsigned st = stag_of(m, o);
+    mach_count(m, p->domain, st, o->cls, o->task, (enum mach_traffic)tr, m->line);
     m->node_bytes[((size_t)node * m->ntags * m->nsub + st) * 2] += m->line;
     p->ts->rd_bytes += m->line;
     return lat;

@@ -46,6 +46,30 @@ enum mach_type { MACH_DATA, MACH_CODE }; /* access types masks distinguish (CDP)
  * smallest. */
 enum mach_thr { MACH_THR_CORE_MAX, MACH_THR_CORE_MIN, MACH_THR_THREAD };
 enum mach_ctr { MACH_CTR_TOTAL, MACH_CTR_LOCAL, MACH_CTR_WB, MACH_NCTR };
+/* What crosses between an L3 domain and memory, by kind and destination:
+ * one class per bit of an AMD BMEC event configuration (Linux
+ * arch/x86/kernel/cpu/resctrl/internal.h, READS_TO_LOCAL_MEM ...
+ * DIRTY_VICTIMS_TO_ALL_MEM; resctrl.rst, "mbm_total_bytes_config"), so that
+ * bit i of a configuration selects class i. The classes are disjoint: a
+ * read of slow memory is not a DRAM read. */
+enum mach_traffic {
+    MACH_TR_RD_LOCAL,    /* reads from DRAM of the requester's node */
+    MACH_TR_RD_REMOTE,   /* reads from another node's DRAM */
+    MACH_TR_NT_LOCAL,    /* non-temporal writes to local memory */
+    MACH_TR_NT_REMOTE,   /* non-temporal writes to remote memory */
+    MACH_TR_SLOW_LOCAL,  /* reads from slow memory local to the requester */
+    MACH_TR_SLOW_REMOTE, /* reads from slow memory elsewhere */
+    MACH_TR_VICTIM,      /* dirty victims written back to any memory */
+    MACH_NTRAFFIC
+};
+#define MACH_TR_ALL ((1u << MACH_NTRAFFIC) - 1)
+/* The classes mach_bytes's counters are: total, the reads and
+ * non-temporal writes (what a request sends out; victims are counted on
+ * their own, MACH_CTR_WB); local, the part of it to local memory. These
+ * are BMEC's classes for resctrl's default local configuration (0x15) and
+ * its total one less victims. */
+#define MACH_TR_TOTAL  (MACH_TR_ALL & ~(1u << MACH_TR_VICTIM))
+#define MACH_TR_LOCALS (1u << MACH_TR_RD_LOCAL | 1u << MACH_TR_NT_LOCAL | 1u << MACH_TR_SLOW_LOCAL)
 
 struct mach_cunits; /* capacity-unit limits of one cache instance and their counts (mach.c) */
 
@@ -76,7 +100,8 @@ enum { MACH_NLVL = PLAT_NLEVEL };
 struct mach_tstat {
     uint64_t instr, ticks;
     uint64_t ref[MACH_NLVL], miss[MACH_NLVL];
-    uint64_t rd_bytes, wr_bytes; /* memory reads it caused; writebacks of its lines */
+    uint64_t rd_bytes, wr_bytes;     /* memory reads it caused; writebacks of its lines */
+    uint64_t traffic[MACH_NTRAFFIC]; /* bytes by class, as the domain's counters see them */
 };
 
 /* What served a CPU's last access: a cache level (enum plat_level) or the
@@ -129,7 +154,13 @@ struct mach {
     unsigned nbw;
     uint16_t *bw_map;     /* [nconf][bw classes][2]: limiter class of (C, class, AT) */
     uint8_t *thr;         /* [ndomains] enum mach_thr of each domain's delay limiter */
-    uint64_t *bytes;      /* [ndomains][ntags * nsub][MACH_NCTR] raw byte counts */
+    uint64_t *bytes;      /* [ndomains][ntags * nsub][MACH_NTRAFFIC] raw byte counts, never
+                             cleared */
+    uint64_t *bytes_base; /* [ndomains][ntags][MACH_NCTR] raw count at the last mach_bytes_clear */
+    uint64_t *cls_bytes;  /* [ndomains][ntcls][MACH_NTRAFFIC] the same per class of service */
+    unsigned ntcls;       /* classes cls_bytes keeps (the most any resource has) */
+    uint8_t *node_slow;   /* [nnodes] 1: slow (CXL-like) memory */
+    unsigned *node_home;  /* [nnodes] the node a node's memory is local to (itself for DRAM) */
     uint64_t *node_bytes; /* [nnodes][ntags * nsub][2]: reads and writebacks served by
                              each node's memory, raw bytes, never wrapped */
     uint64_t ctr_mask;
@@ -207,6 +238,22 @@ uint64_t mach_task_lines(const struct mach *m, enum plat_level l, unsigned task)
 uint64_t mach_bytes(const struct mach *m, unsigned domain, unsigned tag, enum mach_ctr c);
 /* Zeroes the byte counters of (L3 domain, tag). */
 void mach_bytes_clear(struct mach *m, unsigned domain, unsigned tag);
+/* Raw bytes (never cleared, never wrapped) of the traffic classes in
+ * `classes` (bit i: enum mach_traffic i) that requests tagged `tag`, or of
+ * class of service `cls`, moved between L3 domain `domain` and memory. A
+ * victim counts against the tag and class of the request that filled it. */
+uint64_t mach_traffic(const struct mach *m, unsigned domain, unsigned tag, uint32_t classes);
+uint64_t mach_traffic_cls(const struct mach *m, unsigned domain, unsigned cls, uint32_t classes);
+/* Counts one transfer of class t: against (domain, sub-tag stag, class
+ * cls) and, as ground truth, task `task` (m->ntask: idle). */
+void mach_count(struct mach *m, unsigned domain, unsigned stag, unsigned cls, unsigned task,
+                enum mach_traffic t, uint64_t bytes);
+/* Whether memory of node `node` is local to a CPU of node cpu_node: its own
+ * node, or slow memory attached there. */
+static inline int mach_node_local(const struct mach *m, unsigned cpu_node, unsigned node)
+{
+    return node == cpu_node || m->node_home[node] == cpu_node;
+}
 /* Bytes of a tag's requests of world conf and type at (MACH_ANY: both)
  * that node's memory served: reads, or (write) writebacks. Raw, unwrapped. */
 uint64_t mach_node_bytes(const struct mach *m, unsigned node, unsigned tag, int at, unsigned conf,

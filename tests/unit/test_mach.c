@@ -285,6 +285,54 @@ static void test_byte_counters(void **state)
     assert_int_equal(M.mem.stat[0].read_bytes + M.mem.stat[1].read_bytes, 64000);
 }
 
+/* Traffic classes (BMEC's bits): a read counts as local or remote DRAM by
+ * the line's node, a victim by the tag and class that filled the line; per
+ * tag, per class of service and per task the three views agree, and
+ * mach_bytes is built on them and cleared without touching them. */
+static void test_traffic_classes(void **state)
+{
+    (void)state;
+    mach_set_assoc(&M, 0, 0, 3, 4);
+    for (uint64_t i = 0; i < 1000; i++)
+        touch(0, HIER_STORE, addr(i % 4 == 0, 0, i)); /* a quarter remote */
+    mach_set_assoc(&M, 0, 1, 2, 5);                   /* a second task, class and tag */
+    for (uint64_t i = 0; i < 300; i++)
+        touch(0, HIER_LOAD, addr(0, 1, i));
+    const uint32_t rl = 1u << MACH_TR_RD_LOCAL, rr = 1u << MACH_TR_RD_REMOTE,
+                   vi = 1u << MACH_TR_VICTIM;
+    assert_int_equal(mach_traffic(&M, 0, 4, rl), 750 * 64);
+    assert_int_equal(mach_traffic(&M, 0, 4, rr), 250 * 64);
+    assert_int_equal(mach_traffic(&M, 0, 4, rl | rr), M.ts[0].rd_bytes);
+    assert_int_equal(M.ts[0].traffic[MACH_TR_RD_LOCAL], 750 * 64);
+    assert_int_equal(M.ts[0].traffic[MACH_TR_RD_REMOTE], 250 * 64);
+    /* Task 1's loads evicted task 0's dirty lines: victims stay task 0's. */
+    uint64_t v = mach_traffic(&M, 0, 4, vi);
+    assert_true(v > 744 * 64);
+    assert_int_equal(v, M.ts[0].traffic[MACH_TR_VICTIM]);
+    assert_int_equal(v, M.ts[0].wr_bytes);
+    assert_int_equal(mach_traffic(&M, 0, 5, MACH_TR_ALL), 300 * 64);
+    assert_int_equal(M.ts[1].traffic[MACH_TR_VICTIM], 0);
+    /* By class of service: the same bytes as by tag, tag 4 being class 3. */
+    assert_int_equal(mach_traffic_cls(&M, 0, 3, MACH_TR_ALL), mach_traffic(&M, 0, 4, MACH_TR_ALL));
+    assert_int_equal(mach_traffic_cls(&M, 0, 2, rl), 300 * 64);
+    assert_int_equal(mach_traffic_cls(&M, 0, 0, MACH_TR_ALL), 0);
+    assert_int_equal(mach_traffic(&M, 1, 4, MACH_TR_ALL), 0); /* the other domain saw nothing */
+    /* No other class has anything: nothing slow, nothing non-temporal. */
+    assert_int_equal(mach_traffic(&M, 0, 4, MACH_TR_ALL & ~(rl | rr | vi)), 0);
+    /* mach_bytes: total and local are reads here; cleared, they restart
+     * from 0 while the raw classes keep counting. */
+    assert_int_equal(mach_bytes(&M, 0, 4, MACH_CTR_TOTAL), 1000);
+    assert_int_equal(mach_bytes(&M, 0, 4, MACH_CTR_LOCAL), 750);
+    mach_bytes_clear(&M, 0, 4);
+    assert_int_equal(mach_bytes(&M, 0, 4, MACH_CTR_TOTAL), 0);
+    assert_int_equal(mach_bytes(&M, 0, 4, MACH_CTR_WB), 0);
+    mach_set_assoc(&M, 0, 0, 3, 4);
+    touch(0, HIER_LOAD, addr(1, 0, 5000));
+    assert_int_equal(mach_bytes(&M, 0, 4, MACH_CTR_TOTAL), 1);
+    assert_int_equal(mach_bytes(&M, 0, 4, MACH_CTR_LOCAL), 0);
+    assert_int_equal(mach_traffic(&M, 0, 4, rr), 251 * 64);
+}
+
 /* Time a request waits at a bandwidth limiter counts as held (what the
  * whole-guest plugin paces the guest by) only for a class whose setting
  * limits it: an unlimited class's requests add nothing. */
@@ -806,6 +854,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_occupancy_exact, setup, teardown),
         cmocka_unit_test_setup_teardown(test_occupancy_exact_inclusive, setup, teardown),
         cmocka_unit_test_setup_teardown(test_byte_counters, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_traffic_classes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_counter_wrap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_held_limited_only, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sampling_estimate, setup, teardown),

@@ -1524,6 +1524,24 @@ static void test_mba_effect_and_scope(void **state)
     assert_int_equal(M.bw[0].set[3].delay_pct, 0);
 }
 
+/* Delay granularity (intel-xeon: 10): a value between steps is taken and
+ * reads back as written, and throttles as the step below it. */
+static void test_mba_granularity(void **state)
+{
+    (void)state;
+    assert_int_equal(M.p.bw.granularity, 10);
+    for (unsigned v = 0; v <= 90; v++) {
+        WR_OK(0, MBA + 2, v);
+        RD_IS(0, MBA + 2, v);
+        if (M.bw[0].set[2].delay_pct != v / 10 * 10)
+            fail_msg("delay %u throttles as %u, want %u", v, M.bw[0].set[2].delay_pct,
+                     v / 10 * 10);
+    }
+    WR_OK(0, MBA + 2, 11);
+    WR_OK(0, MBA + 3, 12);
+    assert_int_equal(M.bw[0].set[2].delay_pct, M.bw[0].set[3].delay_pct);
+}
+
 /* AMD L3QOS_BW_CONTROL_n: BW [10:0], U [11]; every 12-bit value is
  * accepted, any bit above #GP. */
 static void test_amd_bw_values(void **state)
@@ -1646,6 +1664,7 @@ int main(void)
         XEON(test_l2_mask_scope_xeon),
         XEON(test_mba_values),
         XEON(test_mba_effect_and_scope),
+        XEON(test_mba_granularity),
         EPYC(test_amd_bw_values),
         EPYC(test_amd_bw_effect_and_scope),
         NONE(test_riscv_has_no_x86),
