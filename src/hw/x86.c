@@ -453,7 +453,7 @@ static enum hw_fault l3be_write(struct x86 *x, const struct x86_reg *r, unsigned
     return HW_OK;
 }
 
-/* ---- AMD BMEC, ABMC and SDCIAE (APM vol. 2, 24593, ch. 19; registers.md 1.4) ---- */
+/* ---- AMD BMEC, ABMC and SDCIAE (APM vol. 2, 24593, ch. 19; registers.md 1.6) ---- */
 
 /* The transaction types an implementation can count, CPUID 0x80000020.3
  * ECX (APM vol. 2, 19.3.3.2): all seven here (project choice: the profile

@@ -28,7 +28,7 @@ enum {
     X86_L2_MASK_0 = 0xD10,         /* IA32_L2_QOS_MASK_n */
     X86_MBA_THRTL_0 = 0xD50,       /* IA32_L2_QoS_Ext_BW_Thrtl_n (Intel MBA) */
     X86_AMD_BW_CTL_0 = 0xC0000200, /* L3QOS_BW_CONTROL_n (AMD 56375, L3BE) */
-    /* AMD's later PQoS (APM vol. 2, 24593, ch. 19; docs/registers.md 1.4) */
+    /* AMD's later PQoS (APM vol. 2, 24593, ch. 19; docs/registers.md 1.6) */
     X86_AMD_SMBW_CTL_0 = 0xC0000280, /* L3QOS_SMBW_CONTROL_n, SMBA (19.4.6) */
     X86_AMD_ABMC_CFG = 0xC00003FD,   /* L3_QOS_ABMC_CFG, ABMC (19.3.3.3) */
     X86_AMD_ABMC_DSC = 0xC00003FE,   /* L3_QOS_ABMC_DSC, read-only */

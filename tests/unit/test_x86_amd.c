@@ -1,7 +1,7 @@
 /* Unit tests for AMD's later PQoS registers in hw/x86.c: BMEC
  * (QOS_EVT_CFG_n), ABMC (L3_QOS_ABMC_CFG, L3_QOS_ABMC_DSC, QM_EVTSEL's
  * ExtEvtID), L3_QOS_EXT_CFG and CPUID 0x80000020, as AMD's APM vol. 2
- * (24593) ch. 19 and Linux resctrl define them (docs/registers.md 1.4).
+ * (24593) ch. 19 and Linux resctrl define them (docs/registers.md 1.6).
  * The machine is tests/data/amd-bmec.yaml: CPUs 0-3 are L3 domain 0 on node
  * 0, CPUs 4-7 domain 1 on node 1; 16 RMIDs, 4 tracked per domain in default
  * mode; 4 assignable counters per domain; 8 COS. Every count is compared
