@@ -4,14 +4,13 @@
  *
  * The first byte picks the platform (intel-xeon, intel-atom, amd-epyc,
  * amd-lwp, and tests/data/amd-bmec.yaml, whose BMEC, ABMC and SDCIAE
- * registers the others lack); the rest is a console script. `run NS` makes random accesses from every CPU
- * under its current association, so monitoring has something to count.
- * After every line: mask registers stay within CBM_LEN bits, the machine's
- * masks within the cache's ways, and each CPU's class and tag are its
- * PQR_ASSOC's COS and RMID, and AMD's later registers hold only what they
- * can: configurations within BwType's bits, a domain's modes within the
- * features, no counter both enabled and in error. After the script: the occupancy counters of
- * every tag sum to the lines a last-level cache holds. */
+ * registers the others lack); the rest is a console script. `run NS` makes random accesses from
+ * every CPU under its current association, so monitoring has something to count. After every line:
+ * mask registers stay within CBM_LEN bits, the machine's masks within the cache's ways, and each
+ * CPU's class and tag are its PQR_ASSOC's COS and RMID, and AMD's later registers hold only what
+ * they can: configurations within BwType's bits, a domain's modes within the features, no counter
+ * both enabled and in error. After the script: the occupancy counters of every tag sum to the lines
+ * a last-level cache holds. */
 #include "fuzz_check.h"
 #include "hw/x86_console.h"
 #include "util/bits.h"

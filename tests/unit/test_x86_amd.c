@@ -18,21 +18,21 @@
 
 #include "testlib.h"
 
-#define NTASK 8
+#define NTASK             8
 #define X86_FIXTURE_NTASK NTASK
 #include "x86_fixture.h"
 
 enum { EVTSEL = 0xC8D, QM_CTR = 0xC8E, PQR = 0xC8F, L3M = 0xC90 };
 enum { EVT_CFG = 0xC0000400, EXT_CFG = 0xC00003FF, ABMC_CFG = 0xC00003FD, ABMC_DSC = 0xC00003FE };
 
-#define E_BIT    (1ull << 63)
-#define U_BIT    (1ull << 62)
-#define EXT_EVT  (1ull << 31)
-#define CFG_EN   (1ull << 63)
-#define CTR_EN   (1ull << 62)
-#define CFG_ERR  (1ull << 63)
-#define IS_COS   (1ull << 47)
-#define ABMC_EN  1ull
+#define E_BIT     (1ull << 63)
+#define U_BIT     (1ull << 62)
+#define EXT_EVT   (1ull << 31)
+#define CFG_EN    (1ull << 63)
+#define CTR_EN    (1ull << 62)
+#define CFG_ERR   (1ull << 63)
+#define IS_COS    (1ull << 47)
+#define ABMC_EN   1ull
 #define SDCIAE_EN 2ull
 
 /* ---- the profile, from this file's path (the suite runs from the top) ---- */
@@ -148,8 +148,8 @@ static void mix(unsigned cpu, unsigned task, uint64_t first, uint64_t n)
     /* enough new lines to push the dirty ones out of the 1024-line L3 */
     for (uint64_t i = 0; i < 2048; i++)
         mach_access(&M, p, HIER_LOAD, addr(p->node, task, first + n + i));
-    static const enum mach_traffic cls[] = {MACH_TR_NT_LOCAL, MACH_TR_NT_REMOTE,
-                                            MACH_TR_SLOW_LOCAL, MACH_TR_SLOW_REMOTE};
+    static const enum mach_traffic cls[] = {MACH_TR_NT_LOCAL, MACH_TR_NT_REMOTE, MACH_TR_SLOW_LOCAL,
+                                            MACH_TR_SLOW_REMOTE};
     for (unsigned k = 0; k < 4; k++)
         mach_count(&M, p->domain, p->tag, p->cls, task, cls[k], (uint64_t)(k + 1) * 64 * 5);
 }
@@ -382,13 +382,13 @@ static void test_abmc_cfg_fields(void **state)
     WR_GP(0, ABMC_DSC, 0);
     WR_OK(0, ABMC_CFG, v | CFG_EN);
     RD_IS(0, ABMC_CFG, v | CFG_EN);
-    RD_IS(0, ABMC_DSC, v);   /* CfgEn is not reported, CfgErr clear */
-    RD_GP(4, ABMC_DSC);      /* domain 1's CPUs have ABMC off */
+    RD_IS(0, ABMC_DSC, v); /* CfgEn is not reported, CfgErr clear */
+    RD_GP(4, ABMC_DSC);    /* domain 1's CPUs have ABMC off */
     WR_OK(4, EXT_CFG, ABMC_EN);
     WR_OK(4, ABMC_CFG, 2ull << 48);
     RD_IS(4, ABMC_DSC, 2ull << 48); /* counters are per domain */
     WR_OK(3, ABMC_CFG, 2ull << 48);
-    RD_IS(3, ABMC_DSC, v);          /* a CPU of the same domain sees it */
+    RD_IS(3, ABMC_DSC, v); /* a CPU of the same domain sees it */
 }
 
 /* Six RMIDs in use on four CPUs, four counters: each assigned counter
@@ -517,9 +517,9 @@ static void test_abmc_invalid(void **state)
     (void)state;
     enable_abmc(0, 1);
     static const uint64_t bad[] = {
-        16ull << 32,          /* RMID 16: past the largest, 15 */
-        IS_COS | 8ull << 32,  /* COS 8: past COS_MAX 7 */
-        0x80,                 /* a type CPUID 0x80000020.3 ECX lacks */
+        16ull << 32,         /* RMID 16: past the largest, 15 */
+        IS_COS | 8ull << 32, /* COS 8: past COS_MAX 7 */
+        0x80,                /* a type CPUID 0x80000020.3 ECX lacks */
         1ull << 31,
     };
     for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -560,7 +560,7 @@ static void test_abmc_transition(void **state)
     RD_IS(0, ABMC_CFG, assign(0, 1, 0x7F));
     WR_OK(0, EVTSEL, EXT_EVT | 1); /* counter 0 selected while ABMC is on */
     enable_abmc(0, 0);
-    RD_IS(0, QM_CTR, E_BIT);       /* ... and read after it went off */
+    RD_IS(0, QM_CTR, E_BIT); /* ... and read after it went off */
     RD_IS(0, EXT_CFG, 0);
     WR_GP(0, EVTSEL, EXT_EVT | 1);
     assert_int_equal(counter(1, 2, 1), 0); /* default-mode counter reset */
@@ -568,8 +568,8 @@ static void test_abmc_transition(void **state)
     uint64_t t = truth(0, 0x7F);
     assert_true(counter(1, 2, 1) > 0);
     enable_abmc(0, 1);
-    RD_IS(0, ABMC_CFG, 0);  /* reset on the transition */
-    RD_IS(0, ABMC_DSC, 0);  /* counter 0: unassigned */
+    RD_IS(0, ABMC_CFG, 0); /* reset on the transition */
+    RD_IS(0, ABMC_DSC, 0); /* counter 0: unassigned */
     assert_int_equal(abmc_counter(0, 0), 0);
     assert_int_equal(counter(1, 2, 1), U_BIT); /* no counter for RMID 1 now */
     enable_abmc(0, 0);
@@ -583,20 +583,19 @@ static void test_abmc_transition(void **state)
 static void test_profile_checks(void **state)
 {
     (void)state;
-    static const char base[] =
-        "name: t\n"
-        "vendor: %s\n"
-        "topology: {sockets: 1, modules: 2}\n"
-        "core: {frequency: 1GHz, cpi: 1}\n"
-        "caches:\n"
-        "  L1I: {size: 1K, ways: 2, latency: 2}\n"
-        "  L1D: {size: 1K, ways: 2, latency: 2}\n"
-        "  L2: {size: 4K, ways: 4, latency: 10}\n"
-        "  L3: {size: 16K, ways: 8, latency: 30, monitored: true,\n"
-        "       allocation: {classes: 4, cbm_len: 8%s}}\n"
-        "memory: {channels: 1, peak: 10GB/s, latency: 100ns}\n"
-        "qos:\n"
-        "  monitoring: {ids: 8, occupancy: true, %s}\n";
+    static const char base[] = "name: t\n"
+                               "vendor: %s\n"
+                               "topology: {sockets: 1, modules: 2}\n"
+                               "core: {frequency: 1GHz, cpi: 1}\n"
+                               "caches:\n"
+                               "  L1I: {size: 1K, ways: 2, latency: 2}\n"
+                               "  L1D: {size: 1K, ways: 2, latency: 2}\n"
+                               "  L2: {size: 4K, ways: 4, latency: 10}\n"
+                               "  L3: {size: 16K, ways: 8, latency: 30, monitored: true,\n"
+                               "       allocation: {classes: 4, cbm_len: 8%s}}\n"
+                               "memory: {channels: 1, peak: 10GB/s, latency: 100ns}\n"
+                               "qos:\n"
+                               "  monitoring: {ids: 8, occupancy: true, %s}\n";
     static const struct {
         const char *vendor, *alloc, *mon, *msg;
     } cases[] = {
