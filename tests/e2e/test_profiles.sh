@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SHIPPED="amd-epyc amd-lwp intel-atom intel-xeon riscv-edge riscv-soc riscv-soc-draft"
+SHIPPED="amd-epyc amd-lwp intel-atom intel-xeon intel-xeon-spr riscv-edge riscv-soc riscv-soc-draft"
 
 # ---- the shipped profiles ------------------------------------------------------
 
@@ -44,7 +44,7 @@ expect "profiles show: unknown name" 1 "$QOSIM" profiles show nosuch
 has "profiles show: unknown name said" "$TMP/err" "no shipped profile called 'nosuch'"
 expect "profiles check: unknown name" 2 "$QOSIM" profiles check nosuch
 same "profiles check: unknown name lists the shipped ones" "$(head -1 "$TMP/err")" \
-    "qosim profiles: no platform profile called 'nosuch' (shipped: amd-epyc, amd-lwp, intel-atom, intel-xeon, riscv-edge, riscv-soc, riscv-soc-draft)"
+    "qosim profiles: no platform profile called 'nosuch' (shipped: amd-epyc, amd-lwp, intel-atom, intel-xeon, intel-xeon-spr, riscv-edge, riscv-soc, riscv-soc-draft)"
 expect "profiles check: missing file" 2 "$QOSIM" profiles check "$TMP/none.yaml"
 has "profiles check: missing file said" "$TMP/err" "$TMP/none.yaml: cannot open"
 # A name ending in .yml is a file too, as one ending in .yaml is: checked
@@ -80,7 +80,7 @@ has "profiles check without a FILE shows the usage" "$TMP/err" '^usage: qosim pr
 claim "profiles check without a FILE prints nothing on stdout" [ ! -s "$TMP/out" ]
 expect "profiles show without a NAME" 2 "$QOSIM" profiles show
 same "profiles show without a NAME says it needs one, and which" "$(head -1 "$TMP/err")" \
-    "qosim profiles: show needs a NAME (shipped: amd-epyc, amd-lwp, intel-atom, intel-xeon, riscv-edge, riscv-soc, riscv-soc-draft)"
+    "qosim profiles: show needs a NAME (shipped: amd-epyc, amd-lwp, intel-atom, intel-xeon, intel-xeon-spr, riscv-edge, riscv-soc, riscv-soc-draft)"
 expect "profiles check with two FILEs" 2 "$QOSIM" profiles check a.yaml b.yaml
 same "profiles check with two FILEs names the extra" "$(head -1 "$TMP/err")" \
     "qosim profiles: check takes one FILE; unexpected 'b.yaml'"
@@ -216,6 +216,13 @@ broken bad-policy base '18s/.*/    policy: fifo/' \
     "18: caches.L2.policy: unknown replacement policy 'fifo' (lru, plru, srrip)"
 broken plru-ways base '21s/8M/6M/; 22s/16/12/; 24s/.*/    policy: plru/' \
     "24: caches.L3.policy: tree-PLRU needs a power-of-two associativity of at most 64"
+# caches.L3.io_ways: a CBM of the L3's cbm_len bits, and on the L3 only.
+broken io-ways-beyond base '25s/$/\n    io_ways: 0x10000/' \
+    "26: caches.L3.io_ways: 0x10000 is out of range (0..65535)"
+broken io-ways-on-L2 base '19s/$/\n    io_ways: 0x3/' \
+    "20: caches.L2.io_ways: only an L3 takes I/O writes (DMA allocates into the last level shared by a domain)"
+broken io-ways-without-L3 base '20,25s/^/#/; 19s/$/\n    io_ways: 0x3/' \
+    "20: caches.L2.io_ways: only an L3 takes I/O writes (DMA allocates into the last level shared by a domain); this profile has no L3"
 broken bw-kind base '32s/delay/throttle/' \
     "32: qos.bandwidth.kind: expected one of delay, rate, share, got 'throttle'"
 broken delay-granularity base '32s/max: 90/max: 95/' \
