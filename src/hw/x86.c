@@ -39,6 +39,7 @@ static void mbm_clear(struct x86 *x, unsigned d, unsigned rmid);
 static int has_bmec(const struct x86 *x);
 static int has_abmc(const struct x86 *x);
 static int has_sdciae(const struct x86 *x);
+static void sdciae_apply(struct x86 *x, unsigned d);
 static int abmc_on(const struct x86 *x, unsigned d);
 static int abmc_enabled_on(const struct x86 *x, unsigned cpu);
 static uint64_t amd_mbm_read(struct x86 *x, unsigned d, unsigned rmid, unsigned n);
@@ -333,6 +334,8 @@ static enum hw_fault mask_write(struct x86 *x, const struct x86_reg *r, unsigned
     unsigned i = inst(x, r->scope, cpu);
     x->mask[l][(size_t)i * x->ncos[l] + n] = v;
     apply_masks(x, l, i);
+    if (l == PLAT_L3 && n == x->ncos[l] - 1 && has_sdciae(x))
+        sdciae_apply(x, i); /* SDCIAE's mask (registers.md 1.6) */
     return HW_OK;
 }
 
@@ -636,7 +639,11 @@ static void sdciae_apply(struct x86 *x, unsigned d)
 {
     if (!has_sdciae(x))
         return;
-    (void)d; /* hooked up with the I/O agents' mach_set_io_ways */
+    unsigned n = x->ncos[PLAT_L3];
+    uint64_t cbm = HW_FGET(x->ext_mode[d], L3_QOS_EXT_CFG, SDCIAE_En)
+                       ? x->mask[PLAT_L3][(size_t)d * n + n - 1]
+                       : x->p->cache[PLAT_L3].io_ways;
+    mach_set_io_ways(x->m, d, mach_cbm_ways(x->m, PLAT_L3, cbm));
 }
 
 /* The domain's modes change when one of its CPUs writes a new value: the
@@ -1533,7 +1540,6 @@ void x86_free(struct x86 *x)
     free(x->ext_mode);
     free(x->abmc_cfg);
     free(x->abmc);
-    free(x->io_reset);
     free(x->l3_of);
     free(x->l2_of);
     free(x->mba_cfg);

@@ -111,7 +111,6 @@ struct x86 {
     uint64_t *ext_mode;    /* [ndomains] the domain's modes: the value its CPUs last wrote */
     uint64_t *abmc_cfg;    /* [ncpu] L3_QOS_ABMC_CFG, each CPU's copy */
     struct x86_abmc *abmc; /* [ndomains * p->mon.abmc] */
-    uint64_t *io_reset;    /* [ndomains] the I/O ways without SDCIAE (the profile's) */
     struct lwp lwp;        /* the LWP unit (absent unless the profile has qos.lwp) */
 };
 

@@ -578,6 +578,59 @@ static void test_abmc_transition(void **state)
     assert_int_equal(counter(1, 2, 1), truth(0, 0x7F) - t);
 }
 
+/* ======================= SDCIAE ======================= */
+
+/* The ways I/O may fill in domain d, as a capacity bitmask (one bit a way). */
+static uint64_t io_cbm(unsigned d)
+{
+    return mach_get_io_ways(&M, d);
+}
+
+/* The agent's L3 lines after 2000 distinct DMA writes into domain 0 (64
+ * sets of 16 ways: every set fills all the ways I/O may use). */
+static uint64_t dma_lines(uint64_t first)
+{
+    struct mach_cpu port;
+    assert_int_equal(mach_io_port(&M, &port, 0, 7, 0, 0), 0);
+    for (uint64_t i = 0; i < 2000; i++)
+        mach_dma_write(&M, &port, addr(0, 7, first + i));
+    return mach_task_lines(&M, PLAT_L3, 7);
+}
+
+/* SDCIAE_En off: I/O fills the profile's io_ways (0xC000, 2 ways). On:
+ * only the ways of L3_MASK_7, COS_MAX's mask (APM vol. 2, 19.4.7), also
+ * with CDP on (where MSR 7 is COS 3's code mask); in the writing CPU's
+ * domain only; changes of that mask follow while on. */
+static void test_sdciae(void **state)
+{
+    (void)state;
+    assert_int_equal(mach_cbm_ways(&M, PLAT_L3, 0xC000), 0xC000);
+    assert_int_equal(io_cbm(0), 0xC000);
+    assert_int_equal(io_cbm(1), 0xC000);
+    assert_int_equal(dma_lines(0), 2 * 64);
+    WR_OK(0, L3M + 7, 0x000F);
+    assert_int_equal(io_cbm(0), 0xC000); /* not while SDCIAE is off */
+    WR_OK(1, EXT_CFG, SDCIAE_EN);
+    RD_IS(1, EXT_CFG, SDCIAE_EN);
+    assert_int_equal(io_cbm(0), 0x000F);
+    assert_int_equal(io_cbm(1), 0xC000);
+    assert_int_equal(dma_lines(10000) - 2 * 64, 4 * 64); /* the 2-way lines stay */
+    WR_OK(2, L3M + 7, 0x0FF0);
+    assert_int_equal(io_cbm(0), 0x0FF0);
+    WR_OK(2, L3M + 6, 0x0001); /* another COS's mask: no effect */
+    assert_int_equal(io_cbm(0), 0x0FF0);
+    WR_OK(0, 0xC81, 1); /* CDP on: MSR 7 is COS 3's code mask, still SDCIAE's */
+    assert_int_equal(io_cbm(0), 0x0FF0);
+    WR_OK(2, L3M + 7, 0x0300);
+    assert_int_equal(io_cbm(0), 0x0300);
+    WR_OK(3, EXT_CFG, 0);
+    assert_int_equal(io_cbm(0), 0xC000);
+    WR_OK(4, EXT_CFG, SDCIAE_EN);
+    assert_int_equal(io_cbm(1), 0xFFFF); /* domain 1's L3_MASK_7: reset, all ones */
+    x86_reset(&X);
+    assert_int_equal(io_cbm(1), 0xC000);
+}
+
 /* ======================= profile keys ======================= */
 
 static void test_profile_checks(void **state)
@@ -661,6 +714,7 @@ int main(void)
         BMEC(test_abmc_by_cos),
         BMEC(test_abmc_invalid),
         BMEC(test_abmc_transition),
+        BMEC(test_sdciae),
         NONE(test_profile_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
