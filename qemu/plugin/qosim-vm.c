@@ -431,7 +431,7 @@ static void write_report(void)
     int first = 1;
     for (unsigned t = 0; t < vm.m.ntags; t++) {
         uint64_t rd = 0, wb = 0;
-        for (unsigned n = 0; n < vm.p.nnodes; n++) {
+        for (unsigned n = 0; n < plat_mem_nodes(&vm.p); n++) { /* slow nodes too */
             rd += mach_node_bytes(&vm.m, n, t, MACH_ANY, 0, 0);
             wb += mach_node_bytes(&vm.m, n, t, MACH_ANY, 0, 1);
         }

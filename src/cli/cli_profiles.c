@@ -11,6 +11,20 @@ static const char usage[] =
     "       qosim profiles show NAME     print a shipped profile's YAML\n"
     "       qosim profiles check FILE    validate a profile (a name or a path)\n";
 
+/* ", slow memory nodes 2-3": the CPU-less nodes of memory.slow, numbered
+ * after the DRAM nodes (a task's node: may name them); "" without. */
+static const char *slow_nodes(const struct plat *p)
+{
+    static char buf[64];
+    if (!p->nslow)
+        return "";
+    if (p->nslow == 1)
+        snprintf(buf, sizeof buf, ", slow memory node %u", p->nnodes);
+    else
+        snprintf(buf, sizeof buf, ", slow memory nodes %u-%u", p->nnodes, plat_mem_nodes(p) - 1);
+    return buf;
+}
+
 int cli_profiles(int argc, char **argv)
 {
     struct plat p;
@@ -25,9 +39,9 @@ int cli_profiles(int argc, char **argv)
                 cli_error("profiles", "%s", e.msg);
                 return 1;
             }
-            printf("%-*s %-6s sockets %u, NUMA nodes %u, L3 domains %u, cores %u, CPUs %u\n", w,
+            printf("%-*s %-6s sockets %u, NUMA nodes %u, L3 domains %u, cores %u, CPUs %u%s\n", w,
                    p.name, plat_vendor_name[p.vendor], p.topo.sockets, p.nnodes,
-                   p.cache[PLAT_L3].present ? p.ndomains : 0, p.ncores, p.ncpus);
+                   p.cache[PLAT_L3].present ? p.ndomains : 0, p.ncores, p.ncpus, slow_nodes(&p));
         }
         return 0;
     }
@@ -50,7 +64,7 @@ int cli_profiles(int argc, char **argv)
             cli_error("profiles", "%s", e.msg);
             return 2;
         }
-        printf("%s: %s is a valid profile (%u CPUs)\n", argv[2], p.name, p.ncpus);
+        printf("%s: %s is a valid profile (%u CPUs%s)\n", argv[2], p.name, p.ncpus, slow_nodes(&p));
         return 0;
     }
     /* Say what is wrong: the command alone, an argument too many, or an

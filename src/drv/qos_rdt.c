@@ -91,7 +91,7 @@ static const struct qos_ops rdt_ops = {.apply = apply, .sw = sw, .mon = mon, .fr
 static double wrap_time(const struct qos *q)
 {
     const struct plat *p = &q->run->s->plat;
-    double peak = p->mem.peak * p->nnodes;
+    double peak = p->mem.peak * p->nnodes + p->slow.peak * p->nslow; /* slow memory too */
     return ldexp((double)q->d.caps.scale, (int)q->d.caps.width) / peak;
 }
 

@@ -160,6 +160,29 @@ static int io_setup(struct mach *m, struct err *e)
     return 0;
 }
 
+/* AMD SMBA: one rate limiter per L3 domain on what the domain reads from
+ * all slow memory together (plat.c, load_sbw). */
+static int sbw_setup(struct mach *m, struct err *e)
+{
+    const struct plat_bw *b = &m->p.sbw;
+    if (b->kind != BW_RATE)
+        return 0;
+    struct bw_cfg cfg = {.kind = BW_RATE, .nclass = b->classes, .nport = 1};
+    cfg.window = (uint64_t)llround(b->window * m->ticks_per_sec);
+    if (!cfg.window)
+        cfg.window = 1;
+    m->sbw = calloc(m->p.ndomains, sizeof *m->sbw);
+    if (!m->sbw)
+        return err_set(e, -QOSIM_ENOMEM, "cannot allocate slow memory bandwidth limiters");
+    for (unsigned i = 0; i < m->p.ndomains; i++) {
+        int rc = bw_init(&m->sbw[i], &cfg, e);
+        if (rc)
+            return rc;
+        m->nsbw = i + 1;
+    }
+    return 0;
+}
+
 int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *e)
 {
     memset(m, 0, sizeof *m);
@@ -200,23 +223,37 @@ int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *
     m->bytes_base = zalloc((size_t)p->ndomains * m->ntags * MACH_NCTR, sizeof *m->bytes_base, &bad);
     m->cls_bytes =
         zalloc((size_t)p->ndomains * m->ntcls * MACH_NTRAFFIC, sizeof *m->cls_bytes, &bad);
-    m->node_slow = zalloc(p->nnodes, sizeof *m->node_slow, &bad);
-    m->node_home = zalloc(p->nnodes, sizeof *m->node_home, &bad);
-    m->node_bytes = zalloc((size_t)p->nnodes * m->ntags * m->nsub * 2, sizeof *m->node_bytes, &bad);
+    unsigned nmem = plat_mem_nodes(p); /* DRAM nodes, then slow ones */
+    m->node_slow = zalloc(nmem, sizeof *m->node_slow, &bad);
+    m->node_home = zalloc(nmem, sizeof *m->node_home, &bad);
+    m->node_bytes = zalloc((size_t)nmem * m->ntags * m->nsub * 2, sizeof *m->node_bytes, &bad);
+    struct mem_node_cfg *mn = zalloc(nmem, sizeof *mn, &bad);
     if (!rc && bad)
         rc = err_set(e, -QOSIM_ENOMEM, "cannot allocate the machine");
     if (rc) {
+        free(mn);
         mach_free(m);
         return rc;
     }
     memset(m->owner_hash, 0xff, OWNER_SLOTS * sizeof *m->owner_hash);
-    for (unsigned n = 0; n < p->nnodes; n++)
-        m->node_home[n] = n;
+    for (unsigned n = 0; n < nmem; n++) {
+        int slow = n >= p->nnodes;
+        m->node_slow[n] = (uint8_t)slow;
+        m->node_home[n] = plat_node_home(p, n);
+        const struct plat_mem *d = &p->mem;
+        const struct plat_slow *sl = &p->slow;
+        double peak = slow ? sl->peak : d->peak, lat = slow ? sl->latency : d->latency;
+        mn[n] = (struct mem_node_cfg){.channels = slow ? sl->channels : d->channels,
+                                      .peak = peak / m->ticks_per_sec,
+                                      .latency = (uint64_t)llround(lat * m->ticks_per_sec),
+                                      .home = m->node_home[n]};
+    }
     for (unsigned c = 0; c < m->ncpu; c++) {
         struct mach_cpu *x = &m->cpu[c];
         struct plat_place pl;
         plat_place(p, c, &pl);
         x->id = c;
+        x->wc = UINT64_MAX; /* no line being combined */
         x->node = pl.node;
         x->domain = pl.domain;
         x->port = pl.core % (p->topo.modules * p->topo.cores);
@@ -227,14 +264,16 @@ int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *
             p->cache[PLAT_L3].present ? &m->cache[PLAT_L3][plat_cache_inst(p, PLAT_L3, c)] : NULL;
         mach_set_assoc(m, c, -1, 0, 0);
     }
-    struct mem_cfg mc = {.nodes = p->nnodes,
+    struct mem_cfg mc = {.nodes = nmem,
                          .channels = p->mem.channels,
                          .peak = p->mem.peak / m->ticks_per_sec,
                          .latency = (uint64_t)llround(p->mem.latency * m->ticks_per_sec),
                          .remote = (uint64_t)llround(p->mem.remote * m->ticks_per_sec),
-                         .line = m->line};
+                         .line = m->line,
+                         .node = p->nslow ? mn : NULL};
     if (!rc)
         rc = mem_init(&m->mem, &mc, e);
+    free(mn);
     if (!rc)
         rc = inclusion_setup(m, PLAT_L2, e);
     if (!rc)
@@ -243,6 +282,8 @@ int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *
         rc = bw_setup(m, e);
     if (!rc)
         rc = io_setup(m, e);
+    if (!rc)
+        rc = sbw_setup(m, e);
     if (rc)
         mach_free(m);
     return rc;
@@ -270,6 +311,9 @@ void mach_free(struct mach *m)
     for (unsigned i = 0; i < m->nbw; i++)
         bw_free(&m->bw[i]);
     free(m->bw);
+    for (unsigned i = 0; i < m->nsbw; i++)
+        bw_free(&m->sbw[i]);
+    free(m->sbw);
     mem_free(&m->mem);
     free(m->cpu);
     free(m->bw_map);
@@ -546,7 +590,7 @@ void mach_count(struct mach *m, unsigned domain, unsigned stag, unsigned cls, un
 uint64_t mach_node_bytes(const struct mach *m, unsigned node, unsigned tag, int at, unsigned conf,
                          int write)
 {
-    if (node >= m->p.nnodes || tag >= m->ntags || conf >= m->nconf)
+    if (node >= plat_mem_nodes(&m->p) || tag >= m->ntags || conf >= m->nconf)
         return 0;
     const uint64_t *a = &m->node_bytes[(size_t)node * m->ntags * m->nsub * 2 + (write != 0)];
     return sub_sum(m, a, 2, tag, at, conf);
@@ -599,6 +643,14 @@ int mach_set_bw(struct mach *m, unsigned ctl, unsigned cls, const struct bw_clas
     if (ctl >= m->nbw || cls >= m->bw[ctl].cfg.nclass)
         return -QOSIM_EINVAL;
     bw_set(&m->bw[ctl], cls, s);
+    return 0;
+}
+
+int mach_set_slow_bw(struct mach *m, unsigned domain, unsigned cls, const struct bw_class_set *s)
+{
+    if (domain >= m->nsbw || cls >= m->sbw[domain].cfg.nclass)
+        return -QOSIM_EINVAL;
+    bw_set(&m->sbw[domain], cls, s);
     return 0;
 }
 
@@ -902,6 +954,20 @@ static inline int level_ref(struct mach *m, struct mach_cpu *p, struct mach_cach
     return 0;
 }
 
+/* AMD SMBA: a read of slow memory passes the domain's slow-memory limiter
+ * too, after L3BE, in the CPU's class (the COS of PQR_ASSOC, as for every
+ * AMD enforcement; a class it lacks: class 0). Returns the latency so far
+ * (lat, ticks from now) with what the limiter held it. */
+static uint64_t slow_admit(struct mach *m, struct mach_cpu *p, uint64_t now, uint64_t lat)
+{
+    struct bw *b = &m->sbw[p->domain];
+    unsigned c = p->cls < b->cfg.nclass ? p->cls : 0;
+    uint64_t t = bw_admit(b, c, 0, now + lat, m->line) - now;
+    if (t != lat && bw_limited(b, c))
+        p->held += t - lat;
+    return t;
+}
+
 uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block, unsigned conf)
 {
     unsigned t = kind == HIER_IFETCH ? MACH_CODE : MACH_DATA;
@@ -936,14 +1002,17 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
         lat += wait;
     }
     unsigned node = node_of(m, block);
-    p->src = node == p->node ? MACH_SRC_MEM_LOCAL : MACH_SRC_MEM_REMOTE;
+    p->src = mach_node_local(m, p->node, node) ? MACH_SRC_MEM_LOCAL : MACH_SRC_MEM_REMOTE;
     uint64_t asked = lat;
     if (bk == BW_RATE) /* AMD L3BE: what the L3 domain reads from outside */
         lat = bw_admit(&m->bw[p->domain], bc, 0, now + lat, m->line) - now;
-    else if (bk == BW_SHARE) /* CBQRI: the controller at the memory that serves it */
+    else if (bk == BW_SHARE && node < m->nbw) /* CBQRI: the controller at the memory that
+                                                 serves it; slow nodes have none */
         lat = bw_admit(&m->bw[node], bc, 0, now + lat, m->line) - now;
     if (lat != asked && bw_limited(&m->bw[bk == BW_SHARE ? node : p->domain], bc))
         p->held += lat - asked;
+    if (m->sbw && m->node_slow[node])
+        lat = slow_admit(m, p, now, lat);
     lat += mem_read(&m->mem, p->node, node, block, now + lat);
     const struct mach_owner *o = &m->owners[own];
     /* The class of a read: slow memory or DRAM, local or not (BMEC's bits). */
@@ -954,6 +1023,53 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
     m->node_bytes[((size_t)node * m->ntags * m->nsub + st) * 2] += m->line;
     p->ts->rd_bytes += m->line;
     return lat;
+}
+
+/* A non-temporal store (MOVNTI and kin; Intel SDM vol. 1 10.4.6.2, "Caching
+ * of Temporal vs. Non-Temporal Data"): the stores of a stream are combined into whole lines in the
+ * CPU's write-combining buffer, and a line goes to memory around the
+ * caches. Modelled as one full-line write per line the stream enters
+ * (project choice: charged on entry rather than when the stream leaves it,
+ * so no buffer outlives a task's time on the CPU; counts are the same, and
+ * a sequential stream writes each line once); one buffer per logical CPU
+ * (project choice: hardware has several, a synthetic stream needs one).
+ * A line is a line whatever part of it the stream wrote (a memory transfer
+ * is one). The copies of the line in the CPU's caches go without a
+ * writeback: the full-line write subsumes their data (project choice, as a
+ * partial line would have hardware write the dirty copy back first).
+ * Counted as BMEC's non-temporal class, local or remote by the line's node
+ * (slow memory by its home: Linux resctrl.rst's classes 2 and 3 name "local
+ * NUMA domain", not DRAM), against the CPU's domain, tag, class and task.
+ * It passes no bandwidth limiter (project choice: AMD names L3BE "L3
+ * external read bandwidth enforcement", CPUID Fn8000_0020_EBX[1], SMBA is
+ * taken to be the same kind, and the machine's writebacks pass none
+ * either); its latency is the wait for its memory channel only, a store
+ * being posted. */
+uint64_t mach_ntstore(struct mach *m, struct mach_cpu *p, uint64_t addr)
+{
+    uint64_t b = addr >> m->line_bits;
+    unsigned node = node_of(m, b);
+    int local = mach_node_local(m, p->node, node);
+    p->src = local ? MACH_SRC_MEM_LOCAL : MACH_SRC_MEM_REMOTE;
+    if (b == p->wc)
+        return 0; /* combined into the line being written */
+    p->wc = b;
+    struct mach_cache *x[3] = {p->l1d, p->l2, p->l3};
+    for (int i = 0; i < 3; i++) {
+        struct cache_victim v;
+        if (x[i] && cache_invalidate(&x[i]->c, b, &v))
+            line_gone(m, x[i], v.owner, v.tag);
+        if (x[i])
+            drop_above(m, x[i], b); /* an inclusive level's other copies */
+    }
+    unsigned conf = addr - p->conf_lo < p->conf_len;
+    const struct mach_owner *o = &m->owners[p->own[conf][MACH_DATA]];
+    unsigned st = stag_of(m, o);
+    mach_count(m, p->domain, st, o->cls, o->task, local ? MACH_TR_NT_LOCAL : MACH_TR_NT_REMOTE,
+               m->line);
+    m->node_bytes[((size_t)node * m->ntags * m->nsub + st) * 2 + 1] += m->line;
+    p->ts->wr_bytes += m->line;
+    return mem_write(&m->mem, node, b, p->now);
 }
 
 uint64_t mach_flush_class(struct mach *m, enum plat_level l, unsigned inst, unsigned conf,

@@ -103,7 +103,8 @@ enum { MACH_NLVL = PLAT_NLEVEL };
 struct mach_tstat {
     uint64_t instr, ticks;
     uint64_t ref[MACH_NLVL], miss[MACH_NLVL];
-    uint64_t rd_bytes, wr_bytes;     /* memory reads it caused; writebacks of its lines */
+    uint64_t rd_bytes, wr_bytes;     /* memory reads it caused; writebacks of its lines and
+                                        its non-temporal lines */
     uint64_t traffic[MACH_NTRAFFIC]; /* bytes by class, as the domain's counters see them */
 };
 
@@ -116,6 +117,7 @@ struct mach_cpu {
     uint64_t now;  /* ticks */
     uint64_t held; /* ticks its requests waited at limiters whose class setting limits them */
     uint8_t src;   /* enum mach_src of the last access, set by mach_access/mach_miss */
+    uint64_t wc;   /* line its write-combining buffer holds (mach_ntstore), UINT64_MAX: none */
     struct mach_cache *l1i, *l1d, *l2, *l3;
     unsigned id, node, domain, port;
     unsigned cls, tag;             /* association */
@@ -155,17 +157,22 @@ struct mach {
     struct mem mem;
     struct bw *bw; /* limiters: per domain (delay, rate) or per node (share) */
     unsigned nbw;
-    uint16_t *bw_map;     /* [nconf][bw classes][2]: limiter class of (C, class, AT) */
-    uint8_t *thr;         /* [ndomains] enum mach_thr of each domain's delay limiter */
+    uint16_t *bw_map; /* [nconf][bw classes][2]: limiter class of (C, class, AT) */
+    uint8_t *thr;     /* [ndomains] enum mach_thr of each domain's delay limiter */
+    struct bw *sbw;   /* AMD SMBA: [ndomains] rate limiters on reads of slow memory */
+    unsigned nsbw;
     uint64_t *bytes;      /* [ndomains][ntags * nsub][MACH_NTRAFFIC] raw byte counts, never
                              cleared */
     uint64_t *bytes_base; /* [ndomains][ntags][MACH_NCTR] raw count at the last mach_bytes_clear */
     uint64_t *cls_bytes;  /* [ndomains][ntcls][MACH_NTRAFFIC] the same per class of service */
     unsigned ntcls;       /* classes cls_bytes keeps (the most any resource has) */
-    uint8_t *node_slow;   /* [nnodes] 1: slow (CXL-like) memory */
-    unsigned *node_home;  /* [nnodes] the node a node's memory is local to (itself for DRAM) */
-    uint64_t *node_bytes; /* [nnodes][ntags * nsub][2]: reads and writebacks served by
-                             each node's memory, raw bytes, never wrapped */
+    /* Memory nodes are the DRAM nodes, then the slow ones (plat_mem_nodes). */
+    uint8_t *node_slow;   /* [memory nodes] 1: slow (CXL-like) memory */
+    unsigned *node_home;  /* [memory nodes] the node a node's memory is local to (itself for
+                             DRAM) */
+    uint64_t *node_bytes; /* [memory nodes][ntags * nsub][2]: reads and writes (writebacks,
+                             non-temporal lines) served by each node's memory, raw bytes,
+                             never wrapped */
     uint64_t ctr_mask;
     struct mach_owner *owners;
     unsigned nowners;
@@ -266,6 +273,11 @@ uint64_t mach_node_bytes(const struct mach *m, unsigned node, unsigned tag, int 
  * or a node). Without a C bit the limiter classes are the classes; with
  * one there are nconf * classes * 2, mach_bw_class's. */
 int mach_set_bw(struct mach *m, unsigned ctl, unsigned cls, const struct bw_class_set *s);
+/* AMD SMBA's limiter class cls of L3 domain `domain` (a rate): caps what
+ * requests of that class read from all slow memory together, after the
+ * L3BE limiter; reset unlimited. -QOSIM_EINVAL without qos.slow_bandwidth,
+ * or for a domain or class it does not have. */
+int mach_set_slow_bw(struct mach *m, unsigned domain, unsigned cls, const struct bw_class_set *s);
 /* How the threads of each core of L3 domain `domain` share the delay
  * throttle (enum mach_thr); the profile's per_thread sets the reset mode. */
 int mach_set_throttle_mode(struct mach *m, unsigned domain, enum mach_thr mode);
@@ -347,6 +359,11 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
 /* Handles a line that left cache x (evicted or invalidated). */
 void mach_left(struct mach *m, struct mach_cpu *p, struct mach_cache *x,
                const struct cache_victim *v);
+
+/* A non-temporal store by CPU p to addr: written around the caches, one
+ * write-combined full line per line the stream enters (mach.c says how);
+ * returns the ticks it waited for its memory channel. */
+uint64_t mach_ntstore(struct mach *m, struct mach_cpu *p, uint64_t addr);
 
 /* One access by CPU p (kind: HIER_IFETCH/LOAD/STORE/MODIFY); returns its
  * latency in ticks beyond an L1 hit. */

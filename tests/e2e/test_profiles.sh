@@ -354,3 +354,59 @@ broken not-a-mapping base '3s/.*/topology: [1, 2]/; 4,7d' \
     "3: topology: expected a mapping, got a sequence"
 broken empty base 'd' \
     "1: empty document"
+
+# ---- slow memory (memory.slow) and AMD SMBA (qos.slow_bandwidth) ------------
+cat >"$TMP/slow.yaml" <<'Y'
+name: s
+vendor: amd
+topology: {sockets: 2, modules: 2}
+core: {frequency: 2GHz, cpi: 0.5}
+caches:
+  L1I: {size: 32K, ways: 8, latency: 4}
+  L1D: {size: 32K, ways: 8, latency: 4}
+  L2: {size: 512K, ways: 8, latency: 12}
+  L3: {size: 8M, ways: 16, latency: 40, allocation: {classes: 16, cbm_len: 16}}
+memory:
+  channels: 2
+  peak: 25.6GB/s
+  latency: 80ns
+  slow: {nodes: 2, peak: 16GB/s, latency: 250ns, channels: 2}
+qos:
+  bandwidth: {kind: rate, classes: 16, max: 11}
+  slow_bandwidth: {classes: 16, max: 11, window: 1us}
+Y
+expect "slow memory profile is valid" 0 "$QOSIM" profiles check "$TMP/slow.yaml"
+same "profiles check names the slow nodes after the DRAM nodes" "$(cat "$TMP/out")" \
+    "$TMP/slow.yaml: s is a valid profile (4 CPUs, slow memory nodes 2-5)"
+broken slow-unknown-key slow '14s/channels: 2}/chanels: 2}/' \
+    "14: memory.slow.chanels: unknown key (did you mean 'channels'?)"
+broken slow-no-peak slow '14s/peak: 16GB\/s, //' \
+    "14: memory.slow: missing required key 'peak'"
+broken slow-no-latency slow '14s/latency: 250ns, //' \
+    "14: memory.slow: missing required key 'latency'"
+broken slow-nodes-zero slow '14s/nodes: 2/nodes: 0/' \
+    "14: memory.slow.nodes: 0 is out of range (1..63)"
+broken slow-channels-range slow '14s/channels: 2}/channels: 65}/' \
+    "14: memory.slow.channels: 65 is out of range (1..64)"
+broken slow-bad-peak slow '14s/16GB\/s/16GHz/' \
+    "14: memory.slow.peak: expected a bandwidth such as 25.6GB/s or 800MB/s, got '16GHz'"
+broken slow-bad-latency slow '14s/250ns/250/' \
+    "14: memory.slow.latency: expected a time such as 80ns or 1.5us, got '250'"
+broken slow-not-a-map slow '14s/{.*}/2/' \
+    "14: memory.slow: expected a mapping, got '2'"
+broken slow-too-many-nodes slow '14s/nodes: 2/nodes: 32/' \
+    "14: memory.slow.nodes: 2 DRAM nodes with 32 slow nodes each make 66 memory nodes; qosim places at most 64 (a physical address carries its node in 6 bits)"
+broken smba-on-intel slow '2s/amd/intel/; 16d' \
+    "16: qos.slow_bandwidth: slow memory bandwidth enforcement (SMBA) is AMD's; this is an intel profile"
+broken smba-on-riscv slow '2s/amd/riscv/; 16d' \
+    "16: qos.slow_bandwidth: slow memory bandwidth enforcement (SMBA) is AMD's; this is a riscv profile"
+broken smba-without-slow slow '14d' \
+    "16: qos.slow_bandwidth: SMBA limits slow memory, but memory.slow gives none"
+broken smba-without-L3 slow '9d; 16d' \
+    "15: qos.slow_bandwidth: SMBA limits what an L3 domain reads, but there is no L3"
+broken smba-kind slow '17s/classes: 16/kind: rate, classes: 16/' \
+    "17: qos.slow_bandwidth.kind: unknown key"
+broken smba-max-range slow '17s/max: 11/max: 33/' \
+    "17: qos.slow_bandwidth.max: 33 is out of range (1..32)"
+broken smba-no-classes slow '17s/classes: 16, //' \
+    "17: qos.slow_bandwidth: missing required key 'classes'"

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <math.h>
 
 #include "sim/mach.h"
 #include "tiny_rv.h"
@@ -844,6 +845,219 @@ static void test_units_bad_args(void **state)
     assert_int_equal(mach_set_units(&M, PLAT_L2, 2, 0, 0, MACH_ANY, 5), -QOSIM_EINVAL);
 }
 
+/* ---- slow memory, SMBA and non-temporal stores ---- */
+
+/* 2 sockets x 2 modules: CPUs 0 and 1 on node 0 (domain 0), 2 and 3 on node
+ * 1 (domain 1); a slow node after the DRAM nodes for each: node 2 local to
+ * node 0, node 3 to node 1. At 1 GHz a cycle is 64 ticks and a nanosecond a
+ * cycle: DRAM 100 ns, slow 300 ns (100 ns in the SMBA test), remote +50 ns. */
+static const char slow_profile[] = "name: slowtiny\n"
+                                   "vendor: amd\n"
+                                   "topology: {sockets: 2, modules: 2}\n"
+                                   "core: {frequency: 1GHz, cpi: 1, mlp: 1}\n"
+                                   "caches:\n"
+                                   "  L1I: {size: 1K, ways: 2, latency: 2}\n"
+                                   "  L1D: {size: 1K, ways: 2, latency: 2}\n"
+                                   "  L2: {size: 4K, ways: 4, latency: 10}\n"
+                                   "  L3: {size: 16K, ways: 8, latency: 30, monitored: true,"
+                                   " allocation: {classes: 4, cbm_len: 8}}\n"
+                                   "memory:\n"
+                                   "  channels: 2\n"
+                                   "  peak: 64GB/s\n"
+                                   "  latency: 100ns\n"
+                                   "  remote_penalty: 50ns\n"
+                                   "  slow: {nodes: 1, peak: %s, latency: %s, channels: 2}\n"
+                                   "qos:\n"
+                                   "  monitoring: {ids: 8, occupancy: true, total: true, local: "
+                                   "true}\n"
+                                   "  bandwidth: {kind: rate, classes: 4, max: 11}\n"
+                                   "  slow_bandwidth: {classes: 4, max: 11, window: 1us}\n";
+
+static void build_slow(const char *peak, const char *lat)
+{
+    char text[2048];
+    snprintf(text, sizeof text, slow_profile, peak, lat);
+    mach_free(&M);
+    build_text(text, 4);
+}
+
+/* Reads of DRAM and slow memory from one CPU: each in its class, local or
+ * remote by the slow node's home, exactly; the latency the node's own. */
+static void test_slow_classes(void **state)
+{
+    (void)state;
+    build_slow("16GB/s", "300ns");
+    assert_int_equal(M.node_slow[2], 1);
+    assert_int_equal(M.node_slow[1], 0);
+    assert_int_equal(M.node_home[2], 0);
+    assert_int_equal(M.node_home[3], 1);
+    assert_int_equal(M.node_home[1], 1);
+    assert_true(mach_node_local(&M, 0, 2) && !mach_node_local(&M, 0, 3));
+    /* Unloaded, one read each: L3's 30 cycles plus the node's latency, plus
+     * the remote penalty unless the node (or its home) is the CPU's. */
+    static const uint64_t want[4] = {130, 180, 330, 380};
+    static const uint8_t src[4] = {MACH_SRC_MEM_LOCAL, MACH_SRC_MEM_REMOTE, MACH_SRC_MEM_LOCAL,
+                                   MACH_SRC_MEM_REMOTE};
+    mach_set_assoc(&M, 0, 0, 1, 3);
+    for (unsigned n = 0; n < 4; n++) {
+        M.cpu[0].now += 1000000;
+        assert_int_equal(touch(0, HIER_LOAD, addr(n, 0, 0)), want[n] * MACH_TICK);
+        assert_int_equal(M.cpu[0].src, src[n]);
+    }
+    /* Then 100, 200, 300 and 400 new lines of nodes 0..3. */
+    for (unsigned n = 0; n < 4; n++)
+        for (uint64_t i = 1; i <= 100 * (n + 1); i++)
+            M.cpu[0].now += touch(0, HIER_LOAD, addr(n, 0, i));
+    static const enum mach_traffic cls[4] = {MACH_TR_RD_LOCAL, MACH_TR_RD_REMOTE,
+                                             MACH_TR_SLOW_LOCAL, MACH_TR_SLOW_REMOTE};
+    for (unsigned n = 0; n < 4; n++) {
+        uint64_t b = (100 * (n + 1) + 1) * 64;
+        assert_int_equal(mach_traffic(&M, 0, 3, 1u << cls[n]), b);
+        assert_int_equal(mach_traffic_cls(&M, 0, 1, 1u << cls[n]), b);
+        assert_int_equal(M.ts[0].traffic[cls[n]], b);
+        assert_int_equal(mach_node_bytes(&M, n, 3, MACH_ANY, 0, 0), b);
+        assert_int_equal(M.mem.stat[n].read_bytes, b);
+    }
+    assert_int_equal(M.ts[0].rd_bytes, 1004 * 64);
+    /* Local counts slow memory of its own node too (BMEC's default 0x15). */
+    assert_int_equal(mach_bytes(&M, 0, 3, MACH_CTR_LOCAL), 101 + 301);
+    assert_int_equal(mach_bytes(&M, 0, 3, MACH_CTR_TOTAL), 1004);
+    assert_int_equal(mach_traffic(&M, 1, 3, MACH_TR_ALL), 0);
+}
+
+/* Non-temporal stores: one full line written per line the stream enters,
+ * nothing allocated in any cache, counted as the non-temporal class by the
+ * line's node (a slow node by its home), and no read at all. */
+static void test_ntstore(void **state)
+{
+    (void)state;
+    build_slow("16GB/s", "300ns");
+    mach_set_assoc(&M, 0, 0, 2, 5);
+    struct mach_cpu *p = &M.cpu[0];
+    /* 8-byte stores over 100 lines of node 0 and 50 of node 3 (remote slow). */
+    for (uint64_t i = 0; i < 100 * 8; i++)
+        p->now += mach_ntstore(&M, p, addr(0, 0, 0) + i * 8);
+    for (uint64_t i = 0; i < 50 * 8; i++)
+        p->now += mach_ntstore(&M, p, addr(3, 0, 0) + i * 8);
+    const uint32_t ntl = 1u << MACH_TR_NT_LOCAL, ntr = 1u << MACH_TR_NT_REMOTE;
+    assert_int_equal(mach_traffic(&M, 0, 5, ntl), 100 * 64);
+    assert_int_equal(mach_traffic(&M, 0, 5, ntr), 50 * 64);
+    assert_int_equal(mach_traffic(&M, 0, 5, MACH_TR_ALL), 150 * 64);
+    assert_int_equal(mach_traffic_cls(&M, 0, 2, ntl | ntr), 150 * 64);
+    assert_int_equal(M.ts[0].traffic[MACH_TR_NT_LOCAL], 100 * 64);
+    assert_int_equal(M.ts[0].traffic[MACH_TR_NT_REMOTE], 50 * 64);
+    assert_int_equal(M.ts[0].wr_bytes, 150 * 64);
+    assert_int_equal(M.ts[0].rd_bytes, 0);
+    assert_int_equal(M.mem.stat[0].write_bytes, 100 * 64);
+    assert_int_equal(M.mem.stat[3].write_bytes, 50 * 64);
+    assert_int_equal(M.mem.stat[0].read_bytes + M.mem.stat[3].read_bytes, 0);
+    assert_int_equal(mach_node_bytes(&M, 3, 5, MACH_ANY, 0, 1), 50 * 64);
+    for (int l = PLAT_L1D; l <= PLAT_L3; l++)
+        assert_int_equal(mach_valid_lines(&M, (enum plat_level)l, 0), 0);
+    assert_int_equal(mach_occupancy(&M, PLAT_L3, 0, 5), 0);
+    /* MBM total counts them (resctrl's default, 0x7F less victims). */
+    assert_int_equal(mach_bytes(&M, 0, 5, MACH_CTR_TOTAL), 150);
+    assert_int_equal(mach_bytes(&M, 0, 5, MACH_CTR_LOCAL), 100);
+    /* A line the CPU holds dirty: a non-temporal store takes it out of every
+     * level without writing it back (the full line subsumes it). */
+    uint64_t a = addr(0, 0, 4000);
+    touch(0, HIER_STORE, a);
+    assert_int_equal(mach_valid_lines(&M, PLAT_L1D, 0), 1);
+    assert_int_equal(mach_occupancy(&M, PLAT_L3, 0, 5), 1);
+    mach_ntstore(&M, p, a + 8);
+    for (int l = PLAT_L1D; l <= PLAT_L3; l++)
+        assert_int_equal(mach_valid_lines(&M, (enum plat_level)l, 0), 0);
+    assert_int_equal(mach_occupancy(&M, PLAT_L3, 0, 5), 0);
+    assert_int_equal(mach_traffic(&M, 0, 5, 1u << MACH_TR_VICTIM), 0);
+    assert_int_equal(mach_traffic(&M, 0, 5, ntl), 101 * 64);
+    /* Stores to the line being combined write nothing more; leaving it and
+     * coming back writes it again (one buffer). */
+    mach_ntstore(&M, p, a + 16);
+    assert_int_equal(mach_traffic(&M, 0, 5, ntl), 101 * 64);
+    mach_ntstore(&M, p, a + 64);
+    mach_ntstore(&M, p, a);
+    assert_int_equal(mach_traffic(&M, 0, 5, ntl), 103 * 64);
+}
+
+/* A non-temporal stream above the channel's peak waits for it: its
+ * latency is the channel's queue, so the stream runs at the peak. */
+static void test_ntstore_paced(void **state)
+{
+    (void)state;
+    build_slow("4GB/s", "300ns");
+    mach_set_assoc(&M, 0, 0, 0, 1);
+    struct mach_cpu *p = &M.cpu[0];
+    uint64_t t0 = p->now, n = 20000;
+    for (uint64_t i = 0; i < n; i++)
+        p->now += 1 + mach_ntstore(&M, p, addr(2, 0, i)); /* a line per tick asked */
+    double gbs = (double)n * 64 / ((double)(p->now - t0) / (1e9 * MACH_TICK)) / 1e9;
+    if (fabs(gbs - 4) > 0.2)
+        fail_msg("a non-temporal stream to a 4 GB/s slow node ran at %.3f GB/s", gbs);
+}
+
+/* Streams of two CPUs of one domain, each issuing its next read when the
+ * last is 1/16 done (an MLP of 16), lines of `node`, until n lines each;
+ * returns the domain's read rate in GB/s. */
+static double stream2(unsigned node, uint64_t n)
+{
+    uint64_t t0 = M.cpu[0].now > M.cpu[1].now ? M.cpu[0].now : M.cpu[1].now;
+    M.cpu[0].now = M.cpu[1].now = t0;
+    uint64_t next[2] = {0, 0};
+    static uint64_t base = 0;
+    while (next[0] < n || next[1] < n) {
+        unsigned c = next[1] >= n || (next[0] < n && M.cpu[0].now <= M.cpu[1].now) ? 0 : 1;
+        M.cpu[c].now += touch(c, HIER_LOAD, addr(node, c, base + next[c]++)) / 16 + 1;
+    }
+    base += n;
+    uint64_t t1 = M.cpu[0].now > M.cpu[1].now ? M.cpu[0].now : M.cpu[1].now;
+    return (double)(2 * n * 64) / ((double)(t1 - t0) / (1e9 * MACH_TICK)) / 1e9;
+}
+
+/* SMBA: the domain's class holds its reads of slow memory, of both its CPUs
+ * together, to the cap; its DRAM reads pass; the other class and domain
+ * are not limited; held time counts the wait. */
+static void test_smba(void **state)
+{
+    (void)state;
+    build_slow("64GB/s", "100ns");
+    mach_set_assoc(&M, 0, 0, 1, 1);
+    mach_set_assoc(&M, 1, 1, 1, 1);
+    double free_slow = stream2(2, 20000);
+    assert_int_equal(M.cpu[0].held + M.cpu[1].held, 0);
+    struct bw_class_set s;
+    bw_class_reset(BW_RATE, &s);
+    s.rate = 4e9 / (1e9 * MACH_TICK); /* 4 GB/s in bytes per tick */
+    assert_int_equal(mach_set_slow_bw(&M, 0, 1, &s), 0);
+    double capped = stream2(2, 20000);
+    if (fabs(capped - 4) > 0.2)
+        fail_msg("SMBA at 4 GB/s: the domain read slow memory at %.3f GB/s", capped);
+    if (free_slow < 3 * 4)
+        fail_msg("unlimited, the two streams read only %.3f GB/s of slow memory", free_slow);
+    assert_true(M.cpu[0].held > 0 && M.cpu[1].held > 0);
+    /* DRAM, remote slow... the cap is on slow memory: DRAM is not held. */
+    uint64_t held = M.cpu[0].held + M.cpu[1].held;
+    double dram = stream2(0, 20000);
+    if (dram < 3 * 4)
+        fail_msg("SMBA held DRAM reads to %.3f GB/s", dram);
+    assert_int_equal(M.cpu[0].held + M.cpu[1].held, held);
+    /* The remote slow node is slow memory too: capped the same. */
+    double remote = stream2(3, 20000);
+    if (fabs(remote - 4) > 0.2)
+        fail_msg("SMBA at 4 GB/s: the domain read remote slow memory at %.3f GB/s", remote);
+    /* Class 0 is unlimited. */
+    mach_set_assoc(&M, 0, 0, 0, 1);
+    mach_set_assoc(&M, 1, 1, 0, 1);
+    double other = stream2(2, 20000);
+    if (other < 3 * 4)
+        fail_msg("SMBA's class 1 cap held class 0 to %.3f GB/s", other);
+    /* No such domain or class; a machine without SMBA has none. */
+    assert_int_equal(mach_set_slow_bw(&M, 2, 0, &s), -QOSIM_EINVAL);
+    assert_int_equal(mach_set_slow_bw(&M, 0, 4, &s), -QOSIM_EINVAL);
+    mach_free(&M);
+    build("nine", 24, "1");
+    assert_int_equal(mach_set_slow_bw(&M, 0, 0, &s), -QOSIM_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -867,6 +1081,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_units_one_type, setup, teardown),
         cmocka_unit_test_setup_teardown(test_units_inclusive, setup, teardown),
         cmocka_unit_test_setup_teardown(test_units_bad_args, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slow_classes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ntstore, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ntstore_paced, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_smba, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

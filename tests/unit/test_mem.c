@@ -34,7 +34,7 @@ static void test_init(void **state)
     (void)state;
     struct mem m;
     mk(&m, &STD);
-    assert_int_equal(m.gap, 16 * 256);
+    assert_int_equal(m.node[0].gap, 16 * 256);
     for (unsigned i = 0; i < 8; i++)
         assert_int_equal(m.ch[i].used[0], 0);
     for (unsigned n = 0; n < 2; n++) {
@@ -51,13 +51,13 @@ static void test_init(void **state)
     c.peak = 3;
     c.channels = 2;
     mk(&m, &c);
-    assert_int_equal(m.gap, 10923);
+    assert_int_equal(m.node[0].gap, 10923);
     mem_free(&m);
     /* Faster than 1/256 tick a line: the finest step there is. */
     c = STD;
     c.peak = 1e9;
     mk(&m, &c);
-    assert_int_equal(m.gap, 1);
+    assert_int_equal(m.node[0].gap, 1);
     mem_free(&m);
 }
 
@@ -287,6 +287,74 @@ static void test_bad_node(void **state)
     mem_free(&m);
 }
 
+/* Nodes of their own (slow memory): STD's two DRAM nodes and a slow node 2
+ * of 2 channels, 4 bytes/tick and latency 300 attached to node 0. Each node
+ * keeps its own latency, channels and peak; the remote penalty goes by the
+ * slow node's home. */
+static const struct mem_node_cfg NODES[3] = {
+    {.channels = 4, .peak = 16, .latency = 100, .home = 0},
+    {.channels = 4, .peak = 16, .latency = 100, .home = 1},
+    {.channels = 2, .peak = 4, .latency = 300, .home = 0},
+};
+
+static void test_per_node(void **state)
+{
+    (void)state;
+    struct mem m;
+    struct mem_cfg c = STD;
+    c.nodes = 3;
+    c.node = NODES;
+    mk(&m, &c);
+    assert_null(m.cfg.node); /* not kept: the caller's array may go */
+    assert_int_equal(m.node[0].gap, 16 * 256);
+    assert_int_equal(m.node[2].gap, 32 * 256); /* 64 bytes at 2 bytes/tick per channel */
+    assert_int_equal(m.node[2].channels, 2);
+    assert_int_equal(mem_read(&m, 0, 2, 0, 1000), 300); /* from its home */
+    assert_int_equal(mem_read(&m, 1, 2, 1, 1000), 350); /* from the other node */
+    assert_int_equal(mem_read(&m, 0, 0, 0, 1000), 100);
+    assert_int_equal(mem_read(&m, 1, 0, 1, 1000), 150);
+    /* Its channels are its own: node 0's are untouched by node 2's reads. */
+    assert_int_equal(m.stat[2].read_bytes, 128);
+    assert_int_equal(m.ch[0].used[1000 * 256 / (16 * 256 * MEM_SLOTS)], 1);
+    mem_free(&m);
+    /* At twice its peak, the slow node carries its own peak (within 5%),
+     * while node 0 at the same demand is below its peak and never queues. */
+    mk(&m, &c);
+    uint64_t end = 0, n = 20000;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t now = 8 * i; /* 8 bytes/tick asked */
+        uint64_t lat = mem_read(&m, 0, 2, i, now);
+        assert_true(lat >= 300);
+        if (now + lat - 300 + 32 > end)
+            end = now + lat - 300 + 32;
+        assert_int_equal(mem_read(&m, 0, 0, i, now), 100);
+    }
+    assert_near(64.0 * n / (double)end, 4, 0.05);
+    assert_true(m.stat[2].queued > 0);
+    assert_int_equal(m.stat[0].queued, 0);
+    /* Writes report the wait for their channel; the node's queue is long. */
+    assert_true(mem_write(&m, 2, 0, 8 * n) > 0);
+    assert_int_equal(mem_write(&m, 1, 0, 8 * n), 0);
+    mem_free(&m);
+    /* A node's own configuration is checked as the common one is, and names it. */
+    struct mem_node_cfg bad[3] = {NODES[0], NODES[1], NODES[2]};
+    struct err e = {0};
+    bad[2].channels = 0;
+    c.node = bad;
+    assert_int_equal(mem_init(&m, &c, &e), -QOSIM_EINVAL);
+    assert_substr(e.msg, "memory: node 2: channels per node must be at least 1 (got 0)");
+    bad[2] = NODES[2];
+    bad[2].peak = 0;
+    assert_int_equal(mem_init(&m, &c, &e), -QOSIM_EINVAL);
+    assert_substr(e.msg, "memory: node 2: peak must be a positive");
+    bad[2] = NODES[2];
+    bad[2].home = 3;
+    assert_int_equal(mem_init(&m, &c, &e), -QOSIM_EINVAL);
+    assert_substr(e.msg, "memory: node 2's home 3 is no node");
+    assert_null(m.ch);
+    assert_null(m.node);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,7 +362,7 @@ int main(void)
         cmocka_unit_test(test_unloaded),   cmocka_unit_test(test_queueing),
         cmocka_unit_test(test_interleave), cmocka_unit_test(test_saturation),
         cmocka_unit_test(test_below_peak), cmocka_unit_test(test_backwards),
-        cmocka_unit_test(test_bad_node),
+        cmocka_unit_test(test_bad_node),   cmocka_unit_test(test_per_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

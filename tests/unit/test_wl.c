@@ -204,6 +204,7 @@ static void test_params_default(void **state)
     assert_true(p.zipf_alpha > 0);
     assert_true(p.mem_ratio == 0.3);
     assert_true(p.write_ratio == 0.2);
+    assert_true(p.nt_ratio == 0);
     assert_int_equal(p.code, 4096);
     assert_true(p.branch_ratio == 0.15);
     assert_true(p.taken_ratio == 0.5);
@@ -446,6 +447,59 @@ static void test_ratios(void **state)
     check_ratios(0, 0.5, 0, 0.5);
     check_ratios(1, 1, 1, 1);
     check_ratios(1, 0, 1, 0);
+}
+
+/* Non-temporal stores: a share nt_ratio of the stores carries TREC_F_NT
+ * (0 and 1 exactly), never a load; and nt_ratio changes nothing else: the
+ * records are those of nt_ratio 0 but for the flag. */
+static void check_nt(enum wl_pattern pat, double write, double nt)
+{
+    struct wl_params p = params(pat, 1 << 20);
+    p.mem_ratio = 0.5;
+    p.write_ratio = write;
+    struct recs base = gen(&p, 777, 1000000);
+    p.nt_ratio = nt;
+    assert_null(wl_params_check(&p));
+    struct recs rs = gen(&p, 777, 1000000);
+    assert_int_equal(rs.n, base.n);
+    uint64_t stores = 0, ntst = 0;
+    for (size_t i = 0; i < rs.n; i++) {
+        struct trace_rec r = rs.r[i];
+        if (r.kind == TREC_I)
+            continue;
+        assert_true(!(r.flags & TREC_F_NT) || r.kind == TREC_S);
+        stores += r.kind == TREC_S;
+        ntst += !!(r.flags & TREC_F_NT);
+        r.flags &= (uint8_t)~TREC_F_NT;
+        assert_true(same_rec(&r, &base.r[i]));
+    }
+    if (pat == WL_CHASE) { /* a chase only loads */
+        assert_int_equal(ntst, 0);
+    } else {
+        assert_true(stores > 50000);
+        assert_near((double)ntst / (double)stores, nt, tol5(nt, stores), "nt_ratio");
+        if (nt == 0 || nt == 1)
+            assert_int_equal(ntst, nt == 1 ? stores : 0);
+    }
+    free(base.r);
+    free(rs.r);
+}
+
+static void test_nt_ratio(void **state)
+{
+    (void)state;
+    check_nt(WL_SEQ, 0.4, 0.3);
+    check_nt(WL_RANDOM, 0.2, 0.9);
+    check_nt(WL_SEQ, 0.5, 1);
+    check_nt(WL_SEQ, 1, 1);
+    check_nt(WL_ZIPF, 0.5, 0);
+    check_nt(WL_CHASE, 1, 1);
+    static const double bad[] = {-0.001, 1.001, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct wl_params p = params(WL_SEQ, 4096);
+        p.nt_ratio = bad[i];
+        check_bad(&p, "nt_ratio must be in [0, 1]");
+    }
 }
 
 /* --------------------------------------------------------------- ranges */
@@ -1282,6 +1336,7 @@ int main(void)
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_streams_independent),
         cmocka_unit_test(test_ratios),
+        cmocka_unit_test(test_nt_ratio),
         cmocka_unit_test(test_ranges),
         cmocka_unit_test(test_seq_exact),
         cmocka_unit_test(test_stride_exact),

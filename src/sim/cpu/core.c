@@ -188,7 +188,9 @@ static inline __attribute__((always_inline)) int run(struct mach *m, struct mach
                 }
             }
         } else {
-            uint64_t lat = mach_access(m, p, r->kind, a);
+            uint64_t lat = __builtin_expect(r->flags & TREC_F_NT, 0)
+                               ? mach_ntstore(m, p, a)
+                               : mach_access(m, p, r->kind, a);
             if (lat)
                 p->now += (r->flags & TREC_F_DEP) ? lat : (lat * mlp) >> 16;
             if (observe && cur == CUR_KEPT)

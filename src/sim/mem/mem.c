@@ -10,51 +10,90 @@
 #include "mem.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MEM_FRAC 256u
+
+/* One node's configuration checked and derived; messages start with `what`
+ * ("" when one configuration is every node's, else "node N: "). */
+static int node_init(struct mem_node *n, const struct mem_node_cfg *c, uint32_t line,
+                     const char *what, struct err *e)
+{
+    if (c->channels < 1)
+        return err_set(e, -QOSIM_EINVAL, "memory: %schannels per node must be at least 1 (got %u)",
+                       what, c->channels);
+    if (!(c->peak > 0) || isinf(c->peak))
+        return err_set(e, -QOSIM_EINVAL,
+                       "memory: %speak must be a positive number of bytes per tick (got %g)", what,
+                       c->peak);
+    double gap = (double)line * c->channels * MEM_FRAC / c->peak;
+    if (gap >= 1.8e19)
+        return err_set(e, -QOSIM_EINVAL,
+                       "memory: peak %g bytes per tick is too low for %u-byte lines on %u "
+                       "channels",
+                       c->peak, (unsigned)line, c->channels);
+    n->gap = (uint64_t)llround(gap);
+    if (n->gap < 1) /* faster than 1/256 tick a line: the finest step there is */
+        n->gap = 1;
+    n->latency = c->latency;
+    n->channels = c->channels;
+    n->home = c->home;
+    return 0;
+}
 
 int mem_init(struct mem *m, const struct mem_cfg *cfg, struct err *e)
 {
     memset(m, 0, sizeof *m);
     if (cfg->nodes < 1)
         return err_set(e, -QOSIM_EINVAL, "memory: nodes must be at least 1 (got %u)", cfg->nodes);
-    if (cfg->channels < 1)
-        return err_set(e, -QOSIM_EINVAL, "memory: channels per node must be at least 1 (got %u)",
-                       cfg->channels);
-    if (!(cfg->peak > 0) || isinf(cfg->peak))
-        return err_set(e, -QOSIM_EINVAL,
-                       "memory: peak must be a positive number of bytes per tick (got %g)",
-                       cfg->peak);
     if (cfg->line < 1)
         return err_set(e, -QOSIM_EINVAL, "memory: line size must be at least 1 byte (got %u)",
                        (unsigned)cfg->line);
-    double gap = (double)cfg->line * cfg->channels * MEM_FRAC / cfg->peak;
-    if (gap >= 1.8e19)
-        return err_set(e, -QOSIM_EINVAL,
-                       "memory: peak %g bytes per tick is too low for %u-byte lines on %u "
-                       "channels",
-                       cfg->peak, (unsigned)cfg->line, cfg->channels);
-    m->cfg = *cfg;
-    m->gap = (uint64_t)llround(gap);
-    if (m->gap < 1) /* faster than 1/256 tick a line: the finest step there is */
-        m->gap = 1;
-    m->ch = calloc((size_t)cfg->nodes * cfg->channels, sizeof *m->ch);
+    m->node = calloc(cfg->nodes, sizeof *m->node);
     m->stat = calloc(cfg->nodes, sizeof *m->stat);
-    if (!m->ch || !m->stat) {
+    if (!m->node || !m->stat) {
         mem_free(m);
-        return err_set(e, -QOSIM_ENOMEM, "memory: cannot allocate %u nodes of %u channels",
-                       cfg->nodes, cfg->channels);
+        return err_set(e, -QOSIM_ENOMEM, "memory: cannot allocate %u nodes", cfg->nodes);
     }
+    size_t nch = 0;
+    for (unsigned i = 0; i < cfg->nodes; i++) {
+        struct mem_node_cfg c = {cfg->channels, cfg->peak, cfg->latency, i};
+        if (cfg->node)
+            c = cfg->node[i];
+        char what[32] = "";
+        if (cfg->node)
+            snprintf(what, sizeof what, "node %u: ", i);
+        int rc = node_init(&m->node[i], &c, cfg->line, what, e);
+        if (!rc && c.home >= cfg->nodes)
+            rc = err_set(e, -QOSIM_EINVAL, "memory: node %u's home %u is no node", i, c.home);
+        if (rc) {
+            mem_free(m);
+            return rc;
+        }
+        nch += c.channels;
+    }
+    m->ch = calloc(nch, sizeof *m->ch);
+    if (!m->ch) {
+        mem_free(m);
+        return err_set(e, -QOSIM_ENOMEM, "memory: cannot allocate %u nodes' %zu channels",
+                       cfg->nodes, nch);
+    }
+    for (unsigned i = 0, k = 0; i < cfg->nodes; k += m->node[i++].channels)
+        m->node[i].ch = &m->ch[k];
+    m->cfg = *cfg;
+    m->cfg.node = NULL;
     return 0;
 }
 
 void mem_free(struct mem *m)
 {
     free(m->ch);
+    free(m->node);
     free(m->stat);
     m->ch = NULL;
+    m->node = NULL;
     m->stat = NULL;
 }
 
@@ -65,8 +104,9 @@ void mem_free(struct mem *m)
  * lines and the long-run rate is exactly the peak. */
 static uint64_t mem_book(struct mem *m, unsigned node, uint64_t block, uint64_t now)
 {
-    struct mem_chan *c = &m->ch[(size_t)node * m->cfg.channels + block % m->cfg.channels];
-    const uint64_t span = m->gap * MEM_SLOTS;
+    const struct mem_node *n = &m->node[node];
+    struct mem_chan *c = &n->ch[block % n->channels];
+    const uint64_t span = n->gap * MEM_SLOTS;
     uint64_t at = now > UINT64_MAX / MEM_FRAC / 2 ? UINT64_MAX / 2 : now * MEM_FRAC;
     uint64_t b = at / span;
     if (b >= c->lo + MEM_BUCKETS) { /* the timeline moves on: forget the oldest buckets */
@@ -81,25 +121,27 @@ static uint64_t mem_book(struct mem *m, unsigned node, uint64_t block, uint64_t 
         if (++b >= c->lo + MEM_BUCKETS) /* a backlog past the horizon: drop the oldest */
             c->used[c->lo++ % MEM_BUCKETS] = 0;
     }
-    uint64_t slot = b * span + c->used[b % MEM_BUCKETS]++ * m->gap;
+    uint64_t slot = b * span + c->used[b % MEM_BUCKETS]++ * n->gap;
     return slot > at ? slot - at : 0;
 }
 
 uint64_t mem_read(struct mem *m, unsigned from, unsigned node, uint64_t block, uint64_t now)
 {
-    uint64_t lat = m->cfg.latency + (from != node ? m->cfg.remote : 0);
-    if (node >= m->cfg.nodes)
-        return lat; /* no such node: nothing to book */
+    if (node >= m->cfg.nodes) /* no such node: nothing to book */
+        return m->cfg.latency + (from != node ? m->cfg.remote : 0);
+    const struct mem_node *n = &m->node[node];
+    uint64_t lat = n->latency + (from != n->home ? m->cfg.remote : 0);
     uint64_t q = mem_book(m, node, block, now), wait = q / MEM_FRAC + (q % MEM_FRAC != 0);
     m->stat[node].read_bytes += m->cfg.line;
     m->stat[node].queued += wait;
     return lat + wait;
 }
 
-void mem_write(struct mem *m, unsigned node, uint64_t block, uint64_t now)
+uint64_t mem_write(struct mem *m, unsigned node, uint64_t block, uint64_t now)
 {
     if (node >= m->cfg.nodes)
-        return;
-    mem_book(m, node, block, now);
+        return 0;
+    uint64_t q = mem_book(m, node, block, now);
     m->stat[node].write_bytes += m->cfg.line;
+    return q / MEM_FRAC + (q % MEM_FRAC != 0);
 }

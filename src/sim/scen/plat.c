@@ -318,6 +318,49 @@ static int load_caches(struct plat *p, struct conf *c, struct conf_node *root, s
     return 0;
 }
 
+/* memory.slow: CPU-less nodes of slow (CXL-attached) memory, `nodes` per
+ * DRAM node, each with its own channels, peak and latency. A slow node is
+ * local to the DRAM node it attaches to: AMD's BMEC tells "slow memory in
+ * the local NUMA domain" from "in a non-local NUMA domain" (Linux
+ * Documentation/filesystems/resctrl.rst, mbm_total_bytes_config bits 4 and
+ * 5), so each belongs to one. Per DRAM node rather than per socket is a
+ * project choice: it gives every slow node exactly one home, whatever the
+ * nodes per socket. */
+static int load_slow(struct plat *p, struct conf *c, struct conf_node *mem, struct err *e)
+{
+    struct conf_node *n = conf_get(mem, "slow");
+    struct plat_slow *o = &p->slow;
+    *o = (struct plat_slow){0};
+    p->nslow = 0;
+    if (!n)
+        return 0;
+    uint64_t nodes = 1, ch = 1;
+    int rc = conf_expect(c, n, CONF_MAP, e);
+    if (!rc)
+        rc = conf_keys(c, n, e, "nodes", "channels", "peak", "latency", NULL);
+    if (!rc)
+        rc = conf_u64(c, n, "nodes", CONF_OPT, 1, PLAT_MAX_MEM_NODES - 1, &nodes, e);
+    if (!rc)
+        rc = conf_u64(c, n, "channels", CONF_OPT, 1, 64, &ch, e);
+    if (!rc)
+        rc = conf_rate(c, n, "peak", CONF_REQ, 1e6, 1e13, &o->peak, e);
+    if (!rc)
+        rc = conf_time(c, n, "latency", CONF_REQ, 1e-10, 1e-5, &o->latency, e);
+    if (rc)
+        return rc;
+    if (p->nnodes * (1 + nodes) > PLAT_MAX_MEM_NODES)
+        return conf_error(c, conf_get(n, "nodes") ? conf_get(n, "nodes") : n, e,
+                          "%u DRAM nodes with %llu slow nodes each make %llu memory nodes; "
+                          "qosim places at most %d (a physical address carries its node in "
+                          "6 bits)",
+                          p->nnodes, (unsigned long long)nodes,
+                          (unsigned long long)(p->nnodes * (1 + nodes)), PLAT_MAX_MEM_NODES);
+    o->nodes = (unsigned)nodes;
+    o->channels = (unsigned)ch;
+    p->nslow = p->nnodes * o->nodes;
+    return 0;
+}
+
 static int load_mem(struct plat *p, struct conf *c, struct conf_node *root, struct err *e)
 {
     struct conf_node *n = conf_get(root, "memory");
@@ -328,7 +371,7 @@ static int load_mem(struct plat *p, struct conf *c, struct conf_node *root, stru
     o->remote = 0;
     int rc = conf_expect(c, n, CONF_MAP, e);
     if (!rc)
-        rc = conf_keys(c, n, e, "channels", "peak", "latency", "remote_penalty", NULL);
+        rc = conf_keys(c, n, e, "channels", "peak", "latency", "remote_penalty", "slow", NULL);
     if (!rc)
         rc = conf_u64(c, n, "channels", CONF_REQ, 1, 64, &ch, e);
     if (!rc)
@@ -338,6 +381,8 @@ static int load_mem(struct plat *p, struct conf *c, struct conf_node *root, stru
     if (!rc)
         rc = conf_time(c, n, "remote_penalty", CONF_OPT, 0, 1e-5, &o->remote, e);
     o->channels = (unsigned)ch;
+    if (!rc)
+        rc = load_slow(p, c, n, e);
     return rc;
 }
 
@@ -491,6 +536,40 @@ static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct
     return rc;
 }
 
+/* qos.slow_bandwidth: AMD SMBA, "L3 external slow memory bandwidth
+ * enforcement" (CPUID 0x80000020 EBX[2], L3SBE; Linux commit f334f723a63c,
+ * "x86/cpufeatures: Add Slow Memory Bandwidth Allocation feature flag"):
+ * per L3 domain and class a cap on what the domain reads from slow memory,
+ * all slow memory together ("the throttling logic groups all the slow
+ * sources together and applies the limit on them as a whole"). Its limits
+ * are L3BE's kind (Linux gives SMBA the MBA resource's properties, commit
+ * a5b699665580), so the keys are qos.bandwidth's of kind rate. */
+static int load_sbw(struct plat *p, struct conf *c, struct conf_node *qos, struct err *e)
+{
+    struct plat_bw *o = &p->sbw;
+    *o = (struct plat_bw){.kind = BW_NONE, .classes = 1, .window = 1e-6};
+    struct conf_node *n = conf_get(qos, "slow_bandwidth");
+    if (!n)
+        return 0;
+    uint64_t classes = 1, max = 0;
+    int rc = conf_expect(c, n, CONF_MAP, e);
+    if (!rc)
+        rc = conf_keys(c, n, e, "classes", "max", "window", NULL);
+    if (!rc)
+        rc = conf_u64(c, n, "classes", CONF_REQ, 1, PLAT_MAX_CLASSES, &classes, e);
+    if (!rc)
+        rc = conf_u64(c, n, "max", CONF_REQ, 1, 32, &max, e); /* BW_LEN */
+    if (!rc)
+        rc = conf_time(c, n, "window", CONF_OPT, 1e-9, 1e-2, &o->window, e);
+    if (rc)
+        return rc;
+    o->kind = BW_RATE;
+    o->classes = (unsigned)classes;
+    o->max = (unsigned)max;
+    o->granularity = 1;
+    return 0;
+}
+
 static int load_cbqri_list(struct plat *p, struct conf *c, struct conf_node *cb, const char *key,
                            int bw, struct err *e)
 {
@@ -603,11 +682,13 @@ static int load_qos(struct plat *p, struct conf *c, struct conf_node *root, stru
     struct conf_node *q = conf_get(root, "qos");
     int rc = q ? conf_expect(c, q, CONF_MAP, e) : 0;
     if (!rc)
-        rc = conf_keys(c, q, e, "monitoring", "bandwidth", "cbqri", "lwp", NULL);
+        rc = conf_keys(c, q, e, "monitoring", "bandwidth", "slow_bandwidth", "cbqri", "lwp", NULL);
     if (!rc)
         rc = load_mon(p, c, q, e);
     if (!rc)
         rc = load_bw(p, c, q, e);
+    if (!rc)
+        rc = load_sbw(p, c, q, e);
     struct conf_node *cb = q ? conf_get(q, "cbqri") : NULL;
     if (!rc && cb)
         rc = conf_expect(c, cb, CONF_MAP, e);
@@ -898,6 +979,25 @@ static int check_cbqri(struct plat *p, struct conf *c, struct err *e)
     return 0;
 }
 
+/* SMBA is AMD's (CPUID 0x80000020 EBX[2]), limits per L3 domain, and
+ * limits what goes to slow memory: the profile must have all three. */
+static int check_slow(struct plat *p, struct conf *c, struct err *e)
+{
+    if (p->sbw.kind == BW_NONE)
+        return 0;
+    struct conf_node *n = at(c, "qos.slow_bandwidth");
+    if (p->vendor != PLAT_AMD)
+        return conf_error(c, n, e,
+                          "slow memory bandwidth enforcement (SMBA) is AMD's; this is %s %s "
+                          "profile",
+                          p->vendor == PLAT_RISCV ? "a" : "an", plat_vendor_name[p->vendor]);
+    if (!p->cache[PLAT_L3].present)
+        return conf_error(c, n, e, "SMBA limits what an L3 domain reads, but there is no L3");
+    if (!p->nslow)
+        return conf_error(c, n, e, "SMBA limits slow memory, but memory.slow gives none");
+    return 0;
+}
+
 int plat_from_conf(struct plat *p, struct conf *c, struct err *e)
 {
     memset(p, 0, sizeof *p);
@@ -927,7 +1027,7 @@ int plat_from_conf(struct plat *p, struct conf *c, struct err *e)
         return conf_error(c, conf_get(conf_get(conf_get(root, "qos"), "bandwidth"), "kind"), e,
                           "rate limits L3-to-memory traffic, but there is no L3");
     if ((rc = check_vendor(p, c, e)) || (rc = check_amd_qos(p, c, e)) ||
-        (rc = check_cbqri(p, c, e)))
+        (rc = check_slow(p, c, e)) || (rc = check_cbqri(p, c, e)))
         return rc;
     return conf_check_unused(c, root, e);
 }

@@ -94,6 +94,17 @@ struct plat_mem {
     double remote;     /* seconds added for another node's memory */
 };
 
+/* Slow memory (memory.slow): CPU-less NUMA nodes of CXL-attached memory,
+ * `nodes` of them attached to each DRAM node, numbered after the DRAM
+ * nodes: DRAM node d's k-th slow node is nnodes + d * nodes + k, local to
+ * d (its home) and remote to every other node. */
+struct plat_slow {
+    unsigned nodes;    /* per DRAM node; 0: no slow memory */
+    unsigned channels; /* per slow node */
+    double peak;       /* bytes per second per slow node */
+    double latency;    /* seconds, base read latency after the LLC, from its home node */
+};
+
 /* Monitoring: tags (RMIDs, MCIDs), occupancy and byte counters. */
 struct plat_mon {
     unsigned tags; /* monitoring IDs (RMID 0..tags-1); 0: no monitoring */
@@ -167,8 +178,12 @@ struct plat {
     struct plat_core core;
     struct plat_cache cache[PLAT_NLEVEL];
     struct plat_mem mem;
+    struct plat_slow slow;
     struct plat_mon mon;
     struct plat_bw bw;
+    /* AMD SMBA (qos.slow_bandwidth): a rate limiter per L3 domain on what
+     * the domain reads from all slow memory together; kind BW_NONE without. */
+    struct plat_bw sbw;
     struct plat_cbqri_ctl cbqri_cap[PLAT_MAX_CTLS], cbqri_bw[PLAT_MAX_CTLS];
     unsigned n_cbqri_cap, n_cbqri_bw;
     unsigned cbqri_busy, cbqri_access; /* cycles an operation keeps BUSY; an MMIO access costs */
@@ -176,9 +191,26 @@ struct plat {
     int cbqri_rpfx;   /* 1.0: every controller in RCID-prefixed mode (RPFX 1) */
     unsigned cbqri_p; /* its P: MCID bits kept under the RCID prefix (0..12) */
     struct plat_lwp lwp;
-    /* Derived. */
-    unsigned ncpus, ncores, nmodules, ndomains, nnodes;
+    /* Derived. nnodes counts the DRAM nodes (those with CPUs); nslow the
+     * slow nodes after them (nnodes * slow.nodes). */
+    unsigned ncpus, ncores, nmodules, ndomains, nnodes, nslow;
 };
+
+/* Physical addresses carry the node in their top 6 bits (sim/mach.h,
+ * MACH_NODE_SHIFT): at most this many memory nodes, DRAM and slow. */
+#define PLAT_MAX_MEM_NODES 64
+
+/* Every memory node, DRAM and slow. */
+static inline unsigned plat_mem_nodes(const struct plat *p)
+{
+    return p->nnodes + p->nslow;
+}
+
+/* The DRAM node a memory node is local to: itself, or a slow node's home. */
+static inline unsigned plat_node_home(const struct plat *p, unsigned node)
+{
+    return node < p->nnodes ? node : (node - p->nnodes) / p->slow.nodes;
+}
 
 /* The profile called name (a shipped one) or at a path (plat_is_path). */
 int plat_load(struct plat *p, const char *name_or_path, struct err *e);

@@ -117,8 +117,8 @@ static int load_workload(struct scen_task *t, struct conf *c, struct conf_node *
     int rc = conf_expect(c, w, CONF_MAP, e);
     if (!rc)
         rc = conf_keys(c, w, e, "trace", "format", "loop", "program", "stdin", "stdout", "pattern",
-                       "wss", "access", "stride", "zipf_alpha", "mem_ratio", "write_ratio", "code",
-                       "branch_ratio", "taken_ratio", NULL);
+                       "wss", "access", "stride", "zipf_alpha", "mem_ratio", "write_ratio",
+                       "nt_ratio", "code", "branch_ratio", "taken_ratio", NULL);
     if (rc)
         return rc;
     t->line = w->line;
@@ -167,6 +167,8 @@ static int load_workload(struct scen_task *t, struct conf *c, struct conf_node *
         rc = conf_f64(c, w, "mem_ratio", CONF_OPT, 0, 1, &p->mem_ratio, e);
     if (!rc)
         rc = conf_f64(c, w, "write_ratio", CONF_OPT, 0, 1, &p->write_ratio, e);
+    if (!rc)
+        rc = conf_f64(c, w, "nt_ratio", CONF_OPT, 0, 1, &p->nt_ratio, e);
     if (!rc)
         rc = conf_size(c, w, "code", CONF_OPT, 64, 1ull << 32, &p->code, e);
     if (!rc)
@@ -276,7 +278,8 @@ static int load_tasks(struct scen *s, struct conf *c, const char *base, struct e
         if (!rc)
             rc = conf_u64(c, m, "tag", CONF_OPT, 0, ntags - 1, &tag, e);
         if (!rc)
-            rc = conf_u64(c, m, "node", CONF_OPT, 0, p->nnodes - 1, &node, e);
+            /* Any memory node: a DRAM node, or a slow one (memory.slow). */
+            rc = conf_u64(c, m, "node", CONF_OPT, 0, plat_mem_nodes(p) - 1, &node, e);
         if (rc)
             return rc;
         if ((rc = load_tee(s, c, m, t, e)))

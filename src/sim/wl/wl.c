@@ -4,14 +4,17 @@
  * A synthetic instruction is one TREC_I record at its instruction pointer
  * (size 4, with TREC_F_BRANCH and TREC_F_TAKEN on branches), followed, with
  * probability mem_ratio, by one data record of `access` bytes: a store with
- * probability write_ratio, else a load.
+ * probability write_ratio, else a load; a store is non-temporal (flagged
+ * TREC_F_NT) with probability nt_ratio.
  *
  * Three random streams, all from the seed, each drawn a fixed number of times
  * per event it governs, so one part of the parameters does not reshuffle the
  * others' choices:
  *   code: one draw per instruction (high half: branch?, low half: taken?),
  *         one more for the target of a taken branch;
- *   mix:  one draw per instruction (high half: data access?, low half: store?);
+ *   mix:  one draw per instruction (high half: data access?, low half: store?
+ *         and, below a lower threshold, write_ratio x nt_ratio, non-temporal?
+ *         so nt_ratio changes no choice of load or store);
  *   data: the draws of the address patterns (random, zipf), per data access.
  * Probabilities are 32-bit fixed-point thresholds compared with 32 random
  * bits; they are kept in 64 bits so that 1.0 (2^32) is exactly "always".
@@ -97,7 +100,7 @@ struct wl {
     /* Synthetic: the per-record state first. */
     enum wl_pattern pat;
     struct rng code_rng, mix_rng, data_rng;
-    uint64_t p_branch, p_taken, p_mem, p_write; /* thresholds, 0..2^32 */
+    uint64_t p_branch, p_taken, p_mem, p_write, p_nt; /* thresholds, 0..2^32 */
     uint64_t ip, ip_last, code_blocks;
     uint64_t off, off_last, step; /* seq, stride: next offset, its largest value, advance */
     uint64_t lines;               /* random, chase, zipf */
@@ -136,6 +139,7 @@ void wl_params_default(struct wl_params *p)
     p->zipf_alpha = 0.99; /* YCSB's */
     p->mem_ratio = 0.3;
     p->write_ratio = 0.2;
+    p->nt_ratio = 0;
     p->code = 4096;
     p->branch_ratio = 0.15;
     p->taken_ratio = 0.5;
@@ -168,6 +172,8 @@ const char *wl_params_check(const struct wl_params *p)
         return "mem_ratio must be in [0, 1]";
     if (!wl_ratio_ok(p->write_ratio))
         return "write_ratio must be in [0, 1]";
+    if (!wl_ratio_ok(p->nt_ratio))
+        return "nt_ratio must be in [0, 1]";
     if (!wl_ratio_ok(p->branch_ratio))
         return "branch_ratio must be in [0, 1]";
     if (!wl_ratio_ok(p->taken_ratio))
@@ -331,6 +337,9 @@ int wl_synth_new(const struct wl_params *p, uint64_t seed, struct wl **out, stru
     w->p_taken = wl_thresh(p->taken_ratio);
     w->p_mem = wl_thresh(p->mem_ratio);
     w->p_write = wl_thresh(p->write_ratio);
+    w->p_nt = wl_thresh(p->write_ratio * p->nt_ratio);
+    if (w->p_nt > w->p_write) /* rounding: a non-temporal access is always a store */
+        w->p_nt = w->p_write;
     w->ip = WL_CODE_BASE;
     w->ip_last = WL_CODE_BASE + p->code - 4;
     w->code_blocks = p->code / WL_LINE;
@@ -361,7 +370,7 @@ static inline __attribute__((always_inline)) long synth_fill(struct wl *w, struc
 {
     struct rng code = w->code_rng, mix = w->mix_rng, data = w->data_rng;
     const uint64_t p_branch = w->p_branch, p_taken = w->p_taken;
-    const uint64_t p_mem = w->p_mem, p_write = w->p_write;
+    const uint64_t p_mem = w->p_mem, p_write = w->p_write, p_nt = w->p_nt;
     const uint64_t ip_last = w->ip_last, blocks = w->code_blocks;
     const uint64_t off_last = w->off_last, step = w->step, lines = w->lines;
     const uint32_t access = w->access, amask = w->amask;
@@ -388,7 +397,8 @@ static inline __attribute__((always_inline)) long synth_fill(struct wl *w, struc
         if ((m >> 32) >= p_mem)
             continue;
         uint64_t a;
-        unsigned kind = (m & 0xffffffffu) < p_write ? TREC_S : TREC_L, f = 0;
+        unsigned kind = (m & 0xffffffffu) < p_write ? TREC_S : TREC_L;
+        unsigned f = (m & 0xffffffffu) < p_nt ? TREC_F_NT : 0;
         switch (pat) {
         case WL_SEQ:
         case WL_STRIDE:

@@ -21,6 +21,10 @@
 /* A load whose address came from the previous load (pointer chasing): the
  * core cannot overlap it with other misses. On data records only. */
 enum { TREC_F_DEP = 4 };
+/* A non-temporal store (MOVNTI and kin): written around the caches
+ * (mach_ntstore). On store records only; bit 7, which no other record
+ * flag uses. */
+enum { TREC_F_NT = 0x80 };
 
 enum wl_pattern {
     WL_SEQ,    /* sequential: each access the next `access` bytes, wrapping at wss */
@@ -40,6 +44,7 @@ struct wl_params {
     double zipf_alpha;   /* WL_ZIPF: exponent (> 0) */
     double mem_ratio;    /* share of instructions with a data access, [0, 1] */
     double write_ratio;  /* share of data accesses that are stores, [0, 1] */
+    double nt_ratio;     /* share of stores that are non-temporal (TREC_F_NT), [0, 1] */
     uint64_t code;       /* code footprint, bytes (>= 64) */
     double branch_ratio; /* share of instructions that are branches, [0, 1] */
     double taken_ratio;  /* share of branches taken, [0, 1]; a taken branch goes to a
@@ -47,7 +52,8 @@ struct wl_params {
 };
 
 /* Defaults for every field: a sequential read of 1 MiB, 30% memory
- * instructions, 20% stores, 4 KiB of code, 15% branches of which 50% taken. */
+ * instructions, 20% stores (none non-temporal), 4 KiB of code, 15% branches
+ * of which 50% taken. */
 void wl_params_default(struct wl_params *p);
 /* NULL if the parameters are usable, else what is wrong ("zipf_alpha must be > 0"). */
 const char *wl_params_check(const struct wl_params *p);
