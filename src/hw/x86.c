@@ -39,6 +39,7 @@ static void mbm_clear(struct x86 *x, unsigned d, unsigned rmid);
 static int has_bmec(const struct x86 *x);
 static int has_abmc(const struct x86 *x);
 static int has_sdciae(const struct x86 *x);
+static int has_smba(const struct x86 *x);
 static void sdciae_apply(struct x86 *x, unsigned d);
 static int abmc_on(const struct x86 *x, unsigned d);
 static int abmc_enabled_on(const struct x86 *x, unsigned cpu);
@@ -112,7 +113,7 @@ static void apply_masks(struct x86 *x, enum plat_level l, unsigned i)
 static unsigned assoc_count(const struct x86 *x, const struct x86_reg *r)
 {
     (void)r;
-    return x->nrmid || has_cat(x, PLAT_L3) || has_cat(x, PLAT_L2) || x->bw_cos;
+    return x->nrmid || has_cat(x, PLAT_L3) || has_cat(x, PLAT_L2) || x->bw_cos || x->sbw_cos;
 }
 
 static enum hw_fault assoc_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
@@ -180,6 +181,8 @@ static enum hw_fault assoc_write(struct x86 *x, const struct x86_reg *r, unsigne
         lim = cos_limit(x, PLAT_L2, p->l2->inst);
     if (x->bw_cos > lim)
         lim = x->bw_cos;
+    if (x->sbw_cos > lim) /* AMD SMBA's classes */
+        lim = x->sbw_cos;
     if (cos >= lim)
         return HW_GP;
     x->assoc[cpu] = v;
@@ -726,6 +729,8 @@ static enum hw_fault abmc_cfg_read(struct x86 *x, const struct x86_reg *r, unsig
 static unsigned abmc_ncos(const struct x86 *x)
 {
     unsigned n = x->bw_cos > 1 ? x->bw_cos : 1;
+    if (x->sbw_cos > n)
+        n = x->sbw_cos;
     for (int l = PLAT_L2; l < PLAT_NLEVEL; l++)
         if (x->ncos[l] > n)
             n = x->ncos[l];
@@ -787,6 +792,56 @@ static enum hw_fault abmc_dsc_read(struct x86 *x, const struct x86_reg *r, unsig
     return HW_OK;
 }
 
+/* AMD SMBA, L3QOS_SMBW_CONTROL_n (APM vol. 2, 19.4.6, Figure 19-11): SMBW
+ * [SMBW_LEN-1:0] in 1/8 GB/s, U [SMBW_LEN] unlimited, reset U; "L3SMBE
+ * usage details and operation are the same as L3BE, except that it
+ * controls a subset of bandwidth resources related to slow memory", so the
+ * model takes L3BE's rules: a bit above U #GP (project choice, as for
+ * L3QOS_BW_CONTROL_n; the figure marks them RAZ) and a limit of 0 enforced
+ * as 1/8 GB/s. One register per COS and L3 domain ("within the QOS
+ * Domain"), a cap on what the domain's requests of the class read from all
+ * slow memory together (mach_set_slow_bw). */
+static int has_smba(const struct x86 *x)
+{
+    return x->sbw_cos != 0;
+}
+
+static unsigned smba_count(const struct x86 *x, const struct x86_reg *r)
+{
+    (void)r;
+    return x->sbw_cos;
+}
+
+static enum hw_fault smba_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                               uint64_t *v)
+{
+    (void)r;
+    *v = x->sbw[(size_t)x->m->cpu[cpu].domain * x->sbw_cos + n];
+    return HW_OK;
+}
+
+static void smba_apply(struct x86 *x, unsigned d, unsigned n)
+{
+    uint64_t v = x->sbw[(size_t)d * x->sbw_cos + n], bw = v & bits_mask(x->sbw_len);
+    struct bw_class_set s;
+    bw_class_reset(BW_RATE, &s);
+    if (!((v >> x->sbw_len) & 1))
+        s.rate = (double)(bw ? bw : 1) * 0.125e9 / x->m->ticks_per_sec;
+    mach_set_slow_bw(x->m, d, n, &s);
+}
+
+static enum hw_fault smba_write(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                uint64_t v)
+{
+    (void)r;
+    if (v & ~bits_mask(x->sbw_len + 1))
+        return HW_GP;
+    unsigned d = x->m->cpu[cpu].domain;
+    x->sbw[(size_t)d * x->sbw_cos + n] = v;
+    smba_apply(x, d, n);
+    return HW_OK;
+}
+
 static const struct x86_reg x86_regs[] = {
     {"IA32_L3_QOS_CFG", X86_L3_QOS_CFG, SC_L3, PLAT_L3, "SDM 17.19.3; registers.md 1", cfg_count,
      cfg_read, cfg_write},
@@ -808,6 +863,8 @@ static const struct x86_reg x86_regs[] = {
      mba_cfg_count, mba_cfg_read, mba_cfg_write},
     {"L3QOS_BW_CONTROL_n", X86_AMD_BW_CTL_0, SC_L3, PLAT_L3, "56375 L3 bandwidth enforcement",
      l3be_count, bw_read, l3be_write},
+    {"L3QOS_SMBW_CONTROL_n", X86_AMD_SMBW_CTL_0, SC_L3, PLAT_L3, "APM vol. 2 19.4.6 (SMBA)",
+     smba_count, smba_read, smba_write},
     {"QOS_EVT_CFG_n", X86_AMD_EVT_CFG_0, SC_L3, PLAT_L3, "APM vol. 2 19.3.3.2 (BMEC)",
      evt_cfg_count, evt_cfg_read, evt_cfg_write},
     {"L3_QOS_EXT_CFG", X86_AMD_EXT_CFG, SC_THREAD, PLAT_L3, "APM vol. 2 19.3.3.3, 19.4.7",
@@ -1121,9 +1178,10 @@ static void cat_leaf(const struct x86 *x, enum plat_level l, uint32_t out[4])
 /* Leaves 7, 0xF and 0x10: monitoring and allocation (registers.md 1.1). */
 static void qos_leaf(const struct x86 *x, uint32_t leaf, uint32_t sub, uint32_t out[4])
 {
-    /* PQE covers every enforcement feature: AMD's L3BE is found through it (56375). */
-    int pqm = x->nrmid != 0,
-        pqe = has_cat(x, PLAT_L3) || has_cat(x, PLAT_L2) || has_mba(x) || has_l3be(x);
+    /* PQE covers every enforcement feature: AMD's L3BE is found through it (56375),
+     * and SMBA (APM vol. 2, 19.4.1). */
+    int pqm = x->nrmid != 0, pqe = has_cat(x, PLAT_L3) || has_cat(x, PLAT_L2) || has_mba(x) ||
+                                   has_l3be(x) || has_smba(x);
     if (leaf == 0x7) {
         if (sub == 0)
             out[1] = (pqm ? 1u << 12 : 0) | (pqe ? 1u << 15 : 0);
@@ -1230,7 +1288,7 @@ static void leaf_80000001(const struct x86 *x, uint32_t out[4])
 static void leaf_80000008(const struct x86 *x, uint32_t out[4])
 {
     /* BE covers L3BE, L3SMBE and SDCIAE (APM vol. 2, 19.4.4). */
-    if (has_l3be(x) || has_sdciae(x))
+    if (has_l3be(x) || has_smba(x) || has_sdciae(x))
         out[1] = 1u << 6;
     if (!x->amd)
         return;
@@ -1272,11 +1330,15 @@ static void leaf_8000001e(const struct x86 *x, unsigned cpu, uint32_t out[4])
 static void leaf_80000020(const struct x86 *x, uint32_t sub, uint32_t out[4])
 {
     if (sub == 0) {
-        out[1] = (has_l3be(x) ? 1u << 1 : 0) | (has_bmec(x) ? 1u << 3 : 0) |
-                 (has_abmc(x) ? 1u << 5 : 0) | (has_sdciae(x) ? 1u << 6 : 0);
+        out[1] = (has_l3be(x) ? 1u << 1 : 0) | (has_smba(x) ? 1u << 2 : 0) |
+                 (has_bmec(x) ? 1u << 3 : 0) | (has_abmc(x) ? 1u << 5 : 0) |
+                 (has_sdciae(x) ? 1u << 6 : 0);
     } else if (sub == 1 && has_l3be(x)) {
         out[0] = x->bw_len;
         out[3] = x->bw_cos - 1;
+    } else if (sub == 2 && has_smba(x)) {
+        out[0] = x->sbw_len;
+        out[3] = x->sbw_cos - 1;
     } else if (sub == 3 && (has_bmec(x) || has_abmc(x))) {
         out[1] = has_bmec(x) ? 2 : 0;
         out[2] = AMD_BW_TYPES;
@@ -1408,6 +1470,11 @@ static void amd_reset(struct x86 *x)
             sdciae_apply(x, d);
         }
     }
+    for (unsigned d = 0; d < p->ndomains && x->sbw_cos; d++)
+        for (unsigned c = 0; c < x->sbw_cos; c++) {
+            x->sbw[(size_t)d * x->sbw_cos + c] = 1ull << x->sbw_len; /* U */
+            smba_apply(x, d, c);
+        }
     if (x->abmc)
         memset(x->abmc, 0, (size_t)p->ndomains * p->mon.abmc * sizeof *x->abmc);
     for (unsigned d = 0; has_bmec(x) && d < p->ndomains; d++) {
@@ -1477,6 +1544,10 @@ int x86_init(struct x86 *x, struct mach *m, struct err *e)
         }
     x->bw_cos = p->bw.kind == BW_DELAY || p->bw.kind == BW_RATE ? p->bw.classes : 0;
     x->bw_len = p->bw.kind == BW_RATE ? p->bw.max : 0;
+    if (x->amd && p->sbw.kind == BW_RATE) {
+        x->sbw_cos = p->sbw.classes;
+        x->sbw_len = p->sbw.max;
+    }
     x->nrmid = has_l3_mon(x) ? p->mon.tags : 0;
     size_t nev = x->amd ? p->ndomains : m->ncpu;
     int bad = !(x->assoc = calloc(m->ncpu, sizeof *x->assoc)) ||
@@ -1489,6 +1560,8 @@ int x86_init(struct x86 *x, struct mach *m, struct err *e)
         bad = !(x->bw = calloc((size_t)p->ndomains * x->bw_cos, sizeof *x->bw));
     if (!bad && x->amd && x->nrmid)
         bad = !(x->tracked = calloc((size_t)p->ndomains * x->nrmid, sizeof *x->tracked));
+    if (!bad && x->sbw_cos)
+        bad = !(x->sbw = calloc((size_t)p->ndomains * x->sbw_cos, sizeof *x->sbw));
     if (!bad && has_bmec(x))
         bad = !(x->evt_cfg = calloc((size_t)p->ndomains * 2, sizeof *x->evt_cfg)) ||
               !(x->mbm_base = calloc((size_t)p->ndomains * x->nrmid * 2, sizeof *x->mbm_base)) ||
@@ -1533,6 +1606,7 @@ void x86_free(struct x86 *x)
     }
     free(x->bw);
     free(x->tracked);
+    free(x->sbw);
     free(x->evt_cfg);
     free(x->mbm_base);
     free(x->mbm_unavail);

@@ -97,6 +97,8 @@ struct x86 {
     uint64_t *cfg[PLAT_NLEVEL];  /* L2/L3 QOS_CFG per cache instance */
     uint64_t *mask[PLAT_NLEVEL]; /* [instances * ncos] */
     uint64_t *bw;                /* [ndomains * bw_cos] MBA delay or AMD BW_CONTROL */
+    unsigned sbw_cos, sbw_len;   /* AMD SMBA: classes and SMBW_LEN (0: no SMBA) */
+    uint64_t *sbw;               /* [ndomains * sbw_cos] L3QOS_SMBW_CONTROL_n */
     uint64_t *tracked;           /* AMD: [ndomains * nrmid] seq of the RMID's last association
                                     in the domain; 0: its bandwidth is not tracked there */
     uint64_t seq;                /* AMD: PQR_ASSOC writes so far, to order them */

@@ -77,6 +77,9 @@ static void check_state(struct x86 *x)
         FZ_CHECK(m->cpu[c].cls == HW_FGET(v, PQR_ASSOC, COS), "cpu %u class", c);
         FZ_CHECK(m->cpu[c].tag == (x->nrmid ? HW_FGET(v, PQR_ASSOC, RMID) : 0), "cpu %u tag", c);
     }
+    for (size_t i = 0; x->sbw && i < (size_t)x->p->ndomains * x->sbw_cos; i++)
+        FZ_CHECK(!(x->sbw[i] & ~bits_mask(x->sbw_len + 1)), "SMBW_CONTROL 0x%llx",
+                 (unsigned long long)x->sbw[i]);
     for (unsigned d = 0; x->evt_cfg && d < x->p->ndomains; d++)
         FZ_CHECK(x->evt_cfg[2 * d] <= 0x7F && x->evt_cfg[2 * d + 1] <= 0x7F, "QOS_EVT_CFG");
     for (unsigned d = 0; x->ext_mode && d < x->p->ndomains; d++)

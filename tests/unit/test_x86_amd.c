@@ -7,6 +7,7 @@
  * mode; 4 assignable counters per domain; 8 COS. Every count is compared
  * with the machine's per-task ground truth (struct mach_tstat.traffic), in
  * QM_CTR's units of 64 bytes. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +24,7 @@
 #include "x86_fixture.h"
 
 enum { EVTSEL = 0xC8D, QM_CTR = 0xC8E, PQR = 0xC8F, L3M = 0xC90 };
+enum { SMBW = 0xC0000280 };
 enum { EVT_CFG = 0xC0000400, EXT_CFG = 0xC00003FF, ABMC_CFG = 0xC00003FD, ABMC_DSC = 0xC00003FE };
 
 #define E_BIT     (1ull << 63)
@@ -181,15 +183,15 @@ static void enable_abmc(unsigned d, int on)
 /* ======================= CPUID ======================= */
 
 /* 0x80000020.0 EBX: L3MBE [1], BMEC [3], ABMC [5], SDCIAE [6] (APM vol. 2,
- * Table 19-5); .1 L3BE: BW_LEN 11, COS_MAX 7; .3: EVT_NUM 2, all seven
- * types; .5: CounterSize 44 - 24 = 20, 4 counters (largest ID 3),
- * Select_COS. SMBA's bit [2] and sub-leaf 2 are clear: no slow bandwidth. */
+ * Table 19-5), L3SMBE [2]; .1 L3BE and .2 SMBA: BW_LEN 11, COS_MAX 7; .3:
+ * EVT_NUM 2, all seven types; .5: CounterSize 44 - 24 = 20, 4 counters
+ * (largest ID 3), Select_COS. */
 static void test_cpuid(void **state)
 {
     (void)state;
-    CPUID_IS(0x80000020, 0, 0, 0x6A, 0, 0);
+    CPUID_IS(0x80000020, 0, 0, 0x6E, 0, 0);
     CPUID_IS(0x80000020, 1, 11, 0, 0, 7);
-    CPUID_IS(0x80000020, 2, 0, 0, 0, 0);
+    CPUID_IS(0x80000020, 2, 11, 0, 0, 7);
     CPUID_IS(0x80000020, 3, 0, 2, 0x7F, 0);
     CPUID_IS(0x80000020, 4, 0, 0, 0, 0);
     CPUID_IS(0x80000020, 5, 20, 3, 1, 0);
@@ -208,7 +210,7 @@ static void test_absent(void **state)
     CPUID_IS(0x80000020, 0, 0, 2, 0, 0);
     CPUID_IS(0x80000020, 3, 0, 0, 0, 0);
     CPUID_IS(0x80000020, 5, 0, 0, 0, 0);
-    static const uint32_t msrs[] = {EVT_CFG, EVT_CFG + 1, EXT_CFG, ABMC_CFG, ABMC_DSC};
+    static const uint32_t msrs[] = {EVT_CFG, EVT_CFG + 1, EXT_CFG, ABMC_CFG, ABMC_DSC, SMBW};
     for (int k = 0; k < 2; k++) {
         for (unsigned i = 0; i < sizeof msrs / sizeof *msrs; i++) {
             RD_GP(0, msrs[i]);
@@ -631,6 +633,73 @@ static void test_sdciae(void **state)
     assert_int_equal(io_cbm(1), 0xC000);
 }
 
+/* ======================= SMBA ======================= */
+
+/* L3QOS_SMBW_CONTROL_n (APM vol. 2, 19.4.6): one per COS (8), per L3
+ * domain; reset U = 1 (0x800 with SMBW_LEN 11); bits above U #GP (as
+ * L3BE's); a limit becomes the domain's slow-memory cap for the class, in
+ * 1/8 GB/s; U lifts it. */
+static void test_smba_regs(void **state)
+{
+    (void)state;
+    double unit = 0.125e9 / M.ticks_per_sec;
+    for (unsigned c = 0; c < 8; c++)
+        for (unsigned n = 0; n < 8; n++)
+            RD_IS(c, SMBW + n, 0x800);
+    RD_GP(0, SMBW + 8);
+    WR_GP(0, SMBW + 8, 0x800);
+    WR_GP(0, SMBW + 2, 0x1000);
+    WR_GP(0, SMBW + 2, 1ull << 63);
+    WR_OK(1, SMBW + 2, 16);
+    RD_IS(3, SMBW + 2, 16);
+    RD_IS(4, SMBW + 2, 0x800);
+    assert_near(M.sbw[0].set[2].rate, 16 * unit, 1e-12);
+    assert_true(M.sbw[0].set[2].rate > 0);
+    assert_true(M.sbw[1].set[2].rate == 0);
+    assert_true(M.sbw[0].set[1].rate == 0);
+    WR_OK(1, SMBW + 2, 0x800 | 16); /* U: the limit bits have no effect */
+    assert_true(M.sbw[0].set[2].rate == 0);
+    WR_OK(1, SMBW + 2, 0); /* 0 enforced as 1/8 GB/s */
+    assert_near(M.sbw[0].set[2].rate, unit, 1e-12);
+    x86_reset(&X);
+    RD_IS(1, SMBW + 2, 0x800);
+    assert_true(M.sbw[0].set[2].rate == 0);
+}
+
+/* CPU 0 streams n reads of node `node` (a read issued each 1/16 of the last
+ * one's latency); the rate in GB/s. */
+static double stream(unsigned node, uint64_t n)
+{
+    static uint64_t base;
+    struct mach_cpu *p = &M.cpu[0];
+    uint64_t t0 = p->now;
+    for (uint64_t i = 0; i < n; i++)
+        p->now += mach_access(&M, p, HIER_LOAD, addr(node, 0, base + i)) / 16 + 1;
+    base += n;
+    return (double)n * 64 / ((double)(p->now - t0) / M.ticks_per_sec) / 1e9;
+}
+
+/* Measured: COS 2 limited to 8/8 = 1 GB/s reads its socket's slow node (2)
+ * and the other socket's (3) at 1 GB/s within 5%; its DRAM reads and COS 0
+ * are not held; unlimited, the same stream runs at more than 2 GB/s. */
+static void test_smba_effect(void **state)
+{
+    (void)state;
+    run(0, 0, 2, 1);
+    double free_slow = stream(2, 20000);
+    WR_OK(0, SMBW + 2, 8);
+    double local = stream(2, 20000), remote = stream(3, 20000), dram = stream(0, 20000);
+    run(0, 0, 0, 1);
+    double other = stream(2, 20000);
+    print_message("SMBA: unlimited %.3f GB/s; at 1 GB/s: slow %.3f, remote slow %.3f, DRAM "
+                  "%.3f, COS 0 %.3f\n",
+                  free_slow, local, remote, dram, other);
+    if (fabs(local - 1) > 0.05 || fabs(remote - 1) > 0.05)
+        fail_msg("SMBA at 1 GB/s: slow reads at %.3f and %.3f GB/s", local, remote);
+    if (free_slow < 2 || dram < 2 || other < 2)
+        fail_msg("unlimited streams at %.3f, %.3f, %.3f GB/s", free_slow, dram, other);
+}
+
 /* ======================= profile keys ======================= */
 
 static void test_profile_checks(void **state)
@@ -715,6 +784,8 @@ int main(void)
         BMEC(test_abmc_invalid),
         BMEC(test_abmc_transition),
         BMEC(test_sdciae),
+        BMEC(test_smba_regs),
+        BMEC(test_smba_effect),
         NONE(test_profile_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
