@@ -16,12 +16,16 @@ int cli_profiles(int argc, char **argv)
     struct plat p;
     struct err e;
     if (argc == 1) {
+        int w = 0; /* the longest name sets the column */
+        for (unsigned i = 0; plat_builtin_name(i); i++)
+            if ((int)strlen(plat_builtin_name(i)) > w)
+                w = (int)strlen(plat_builtin_name(i));
         for (unsigned i = 0; plat_builtin_name(i); i++) {
             if (plat_load(&p, plat_builtin_name(i), &e)) {
                 cli_error("profiles", "%s", e.msg);
                 return 1;
             }
-            printf("%-12s %-6s sockets %u, NUMA nodes %u, L3 domains %u, cores %u, CPUs %u\n",
+            printf("%-*s %-6s sockets %u, NUMA nodes %u, L3 domains %u, cores %u, CPUs %u\n", w,
                    p.name, plat_vendor_name[p.vendor], p.topo.sockets, p.nnodes,
                    p.cache[PLAT_L3].present ? p.ndomains : 0, p.ncores, p.ncpus);
         }

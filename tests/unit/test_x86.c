@@ -1534,8 +1534,7 @@ static void test_mba_granularity(void **state)
         WR_OK(0, MBA + 2, v);
         RD_IS(0, MBA + 2, v);
         if (M.bw[0].set[2].delay_pct != v / 10 * 10)
-            fail_msg("delay %u throttles as %u, want %u", v, M.bw[0].set[2].delay_pct,
-                     v / 10 * 10);
+            fail_msg("delay %u throttles as %u, want %u", v, M.bw[0].set[2].delay_pct, v / 10 * 10);
     }
     WR_OK(0, MBA + 2, 11);
     WR_OK(0, MBA + 3, 12);

@@ -824,6 +824,31 @@ static void test_mba_throttle_mode(void **state)
 #define XEON(t) cmocka_unit_test_setup_teardown(t, setup_xeon, teardown)
 #define ATOM(t) cmocka_unit_test_setup_teardown(t, setup_atom, teardown)
 #define EPYC(t) cmocka_unit_test_setup_teardown(t, setup_epyc, teardown)
+/* intel-xeon-spr: 15 MBA classes (COS_MAX 14 in 0x10.3 EDX), max throttle
+ * 90 (EAX 89), linear (ECX[2]) and no per-thread controls, so IA32_MBA_CFG
+ * is there, per package; 16 L3 classes of 15 bits with DDIO's two ways
+ * shareable (0x10.1: EAX CBM length - 1, EBX 0x6000, ECX CDP [2], EDX 15);
+ * contiguous masks only (ECX[3] clear: 0x101 is #GP). */
+static void test_spr(void **state)
+{
+    (void)state;
+    boot("intel-xeon-spr");
+    CPUID_IS(0x10, 3, 89, 0, 4, 14);
+    CPUID_IS(0x10, 1, 14, 0x6000, 4, 15);
+    MBA_IS(0, 0);
+    MBA_WR(0, 1, HW_OK);
+    unsigned d0 = M.cpu[0].domain, d1 = M.cpu[64].domain;
+    assert_int_equal(M.thr[d0], MACH_THR_CORE_MIN);
+    assert_int_equal(M.thr[d1], MACH_THR_CORE_MAX); /* the other package's */
+    uint64_t v;
+    assert_int_equal(x86_wrmsr(&X, 0, 0xD50 + 14, 90), HW_OK);
+    assert_int_equal(x86_wrmsr(&X, 0, 0xD50 + 15, 0), HW_GP);
+    assert_int_equal(x86_wrmsr(&X, 0, 0xC90 + 15, 0x7fff), HW_OK);
+    assert_int_equal(x86_wrmsr(&X, 0, 0xC90 + 15, 0x101), HW_GP);
+    assert_int_equal(x86_rdmsr(&X, 0, 0xC90 + 15, &v), HW_OK);
+    assert_int_equal(v, 0x7fff);
+}
+
 #define NONE(t) cmocka_unit_test_setup_teardown(t, setup_none, teardown)
 
 int main(void)
@@ -854,6 +879,7 @@ int main(void)
         NONE(test_mba_cfg_register),
         NONE(test_mba_cfg_key),
         NONE(test_mba_throttle_mode),
+        NONE(test_spr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
