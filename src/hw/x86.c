@@ -453,7 +453,7 @@ static enum hw_fault l3be_write(struct x86 *x, const struct x86_reg *r, unsigned
     return HW_OK;
 }
 
-/* ---- AMD BMEC, ABMC and SDCIAE (APM vol. 2, 24593, ch. 19; registers.md 1.4) ---- */
+/* ---- AMD BMEC, ABMC and SDCIAE (APM vol. 2, 24593, ch. 19; registers.md 1.6) ---- */
 
 /* The transaction types an implementation can count, CPUID 0x80000020.3
  * ECX (APM vol. 2, 19.3.3.2): all seven here (project choice: the profile
@@ -611,8 +611,8 @@ static enum hw_fault evt_cfg_read(struct x86 *x, const struct x86_reg *r, unsign
     return HW_OK;
 }
 
-static enum hw_fault evt_cfg_write(struct x86 *x, const struct x86_reg *r, unsigned cpu,
-                                   unsigned n, uint64_t v)
+static enum hw_fault evt_cfg_write(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                   uint64_t v)
 {
     (void)r;
     if (v & ~(uint64_t)AMD_BW_TYPES)
@@ -682,8 +682,8 @@ static enum hw_fault ext_cfg_read(struct x86 *x, const struct x86_reg *r, unsign
     return HW_OK;
 }
 
-static enum hw_fault ext_cfg_write(struct x86 *x, const struct x86_reg *r, unsigned cpu,
-                                   unsigned n, uint64_t v)
+static enum hw_fault ext_cfg_write(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                   uint64_t v)
 {
     (void)r, (void)n;
     v &= ext_cfg_bits(x);
@@ -705,8 +705,8 @@ static int abmc_enabled_on(const struct x86 *x, unsigned cpu)
     return HW_FGET(x->ext_cfg[cpu], L3_QOS_EXT_CFG, ABMC_En);
 }
 
-static enum hw_fault abmc_cfg_read(struct x86 *x, const struct x86_reg *r, unsigned cpu,
-                                   unsigned n, uint64_t *v)
+static enum hw_fault abmc_cfg_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                   uint64_t *v)
 {
     (void)r, (void)n;
     if (!abmc_enabled_on(x, cpu))
@@ -765,8 +765,8 @@ static enum hw_fault abmc_cfg_write(struct x86 *x, const struct x86_reg *r, unsi
  * L3_QOS_ABMC_CFG.CtrID names, read-only (Figure 19-6; a write is #GP, as
  * to QM_CTR). For a CtrID the domain lacks, CfgErr and CtrID alone
  * (project choice). */
-static enum hw_fault abmc_dsc_read(struct x86 *x, const struct x86_reg *r, unsigned cpu,
-                                   unsigned n, uint64_t *v)
+static enum hw_fault abmc_dsc_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                   uint64_t *v)
 {
     (void)r, (void)n;
     if (!abmc_enabled_on(x, cpu))

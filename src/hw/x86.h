@@ -28,7 +28,7 @@ enum {
     X86_L2_MASK_0 = 0xD10,         /* IA32_L2_QOS_MASK_n */
     X86_MBA_THRTL_0 = 0xD50,       /* IA32_L2_QoS_Ext_BW_Thrtl_n (Intel MBA) */
     X86_AMD_BW_CTL_0 = 0xC0000200, /* L3QOS_BW_CONTROL_n (AMD 56375, L3BE) */
-    /* AMD's later PQoS (APM vol. 2, 24593, ch. 19; docs/registers.md 1.4) */
+    /* AMD's later PQoS (APM vol. 2, 24593, ch. 19; docs/registers.md 1.6) */
     X86_AMD_SMBW_CTL_0 = 0xC0000280, /* L3QOS_SMBW_CONTROL_n, SMBA (19.4.6) */
     X86_AMD_ABMC_CFG = 0xC00003FD,   /* L3_QOS_ABMC_CFG, ABMC (19.3.3.3) */
     X86_AMD_ABMC_DSC = 0xC00003FE,   /* L3_QOS_ABMC_DSC, read-only */
@@ -49,16 +49,16 @@ HW_FIELD(MBA_CFG, MIN_DELAY, 0, 1); /* a core takes the smallest of its threads'
 HW_FIELD(MBA_CFG, LEGACY, 1, 1);    /* MBA 2.0 legacy mode */
 
 /* AMD's later PQoS fields, named as APM vol. 2 (24593) ch. 19 spells them. */
-HW_FIELD(QM_EVTSEL, ExtEvtID, 31, 1);         /* Figure 19-2: MBZ unless ABMC_En */
-HW_FIELD(QOS_EVT_CFG, BwType, 0, 7);          /* Figure 19-4; [63:7] MBZ */
-HW_FIELD(L3_QOS_ABMC_CFG, BwType, 0, 32);     /* Figure 19-5 */
-HW_FIELD(L3_QOS_ABMC_CFG, BwSrc, 32, 12);     /* an RMID, or a COS with IsCOS */
+HW_FIELD(QM_EVTSEL, ExtEvtID, 31, 1);     /* Figure 19-2: MBZ unless ABMC_En */
+HW_FIELD(QOS_EVT_CFG, BwType, 0, 7);      /* Figure 19-4; [63:7] MBZ */
+HW_FIELD(L3_QOS_ABMC_CFG, BwType, 0, 32); /* Figure 19-5 */
+HW_FIELD(L3_QOS_ABMC_CFG, BwSrc, 32, 12); /* an RMID, or a COS with IsCOS */
 HW_FIELD(L3_QOS_ABMC_CFG, IsCOS, 47, 1);
 HW_FIELD(L3_QOS_ABMC_CFG, CtrID, 48, 5);
 HW_FIELD(L3_QOS_ABMC_CFG, CtrEn, 62, 1);
-HW_FIELD(L3_QOS_ABMC_CFG, CfgEn, 63, 1);      /* configure CtrID on this write */
-HW_FIELD(L3_QOS_ABMC_DSC, CfgErr, 63, 1);     /* Figure 19-6; other fields as ABMC_CFG */
-HW_FIELD(L3_QOS_EXT_CFG, ABMC_En, 0, 1);      /* Figure 19-7; [63:2] RAZ */
+HW_FIELD(L3_QOS_ABMC_CFG, CfgEn, 63, 1);  /* configure CtrID on this write */
+HW_FIELD(L3_QOS_ABMC_DSC, CfgErr, 63, 1); /* Figure 19-6; other fields as ABMC_CFG */
+HW_FIELD(L3_QOS_EXT_CFG, ABMC_En, 0, 1);  /* Figure 19-7; [63:2] RAZ */
 HW_FIELD(L3_QOS_EXT_CFG, SDCIAE_En, 1, 1);
 
 /* Monitoring event IDs: CPUID.0FH.1 EDX bit + 1. */
@@ -104,15 +104,15 @@ struct x86 {
     unsigned *l3_of, *l2_of;     /* [ncpu] topology, for x86_regif */
     struct x86_topo topo;
     /* AMD BMEC, ABMC, SDCIAE (APM vol. 2, 19.3.3.2, 19.3.3.3, 19.4.7) */
-    uint64_t *evt_cfg;      /* [ndomains * 2] QOS_EVT_CFG_0, _1 */
-    uint64_t *mbm_base;     /* [(ndomains * nrmid) * 2] raw bytes at the last clear, per event */
-    uint8_t *mbm_unavail;   /* [same] the next QM_CTR read reports U (after a clear) */
-    uint64_t *ext_cfg;      /* [ncpu] L3_QOS_EXT_CFG, each CPU's copy */
-    uint64_t *ext_mode;     /* [ndomains] the domain's modes: the value its CPUs last wrote */
-    uint64_t *abmc_cfg;     /* [ncpu] L3_QOS_ABMC_CFG, each CPU's copy */
-    struct x86_abmc *abmc;  /* [ndomains * p->mon.abmc] */
-    uint64_t *io_reset;     /* [ndomains] the I/O ways without SDCIAE (the profile's) */
-    struct lwp lwp; /* the LWP unit (absent unless the profile has qos.lwp) */
+    uint64_t *evt_cfg;     /* [ndomains * 2] QOS_EVT_CFG_0, _1 */
+    uint64_t *mbm_base;    /* [(ndomains * nrmid) * 2] raw bytes at the last clear, per event */
+    uint8_t *mbm_unavail;  /* [same] the next QM_CTR read reports U (after a clear) */
+    uint64_t *ext_cfg;     /* [ncpu] L3_QOS_EXT_CFG, each CPU's copy */
+    uint64_t *ext_mode;    /* [ndomains] the domain's modes: the value its CPUs last wrote */
+    uint64_t *abmc_cfg;    /* [ncpu] L3_QOS_ABMC_CFG, each CPU's copy */
+    struct x86_abmc *abmc; /* [ndomains * p->mon.abmc] */
+    uint64_t *io_reset;    /* [ndomains] the I/O ways without SDCIAE (the profile's) */
+    struct lwp lwp;        /* the LWP unit (absent unless the profile has qos.lwp) */
 };
 
 int x86_init(struct x86 *x, struct mach *m, struct err *e);

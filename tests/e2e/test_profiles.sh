@@ -299,6 +299,25 @@ broken cdp-odd-classes base '25s/classes: 16/classes: 15, cdp: true/' \
     "25: caches.L3.allocation.classes: 15 classes cannot be paired into code and data masks (CDP)"
 broken intel-narrow-counter base '31s/ids: 64/ids: 64, width: 20/' \
     "31: qos.monitoring.width: Intel counters are at least 24 bits (CPUID.0FH.1 EAX is width - 24)"
+# AMD's BMEC, ABMC and SDCIAE (APM vol. 2, 19.3.3, 19.4.7): AMD's, the
+# L3's, within their fields' ranges.
+expect "tests/data/amd-bmec.yaml (BMEC, ABMC, SDCIAE) is valid" 0 "$QOSIM" profiles check "$ROOT/tests/data/amd-bmec.yaml"
+broken bmec-on-intel base '31s/total: true/total: true, bmec: true/' \
+    "31: qos.monitoring.bmec: BMEC is AMD's (CPUID 0x80000020); this is an intel profile"
+broken abmc-on-intel base '31s/total: true/total: true, abmc: 8/' \
+    "31: qos.monitoring.abmc: ABMC is AMD's (CPUID 0x80000020); this is an intel profile"
+broken abmc-counters base '2s/intel/amd/; 31s/total: true/total: true, abmc: 33/' \
+    "31: qos.monitoring.abmc: 33 is out of range (1..32)"
+broken bmec-without-bandwidth base '2s/intel/amd/; 31s/total: true/bmec: true/' \
+    "31: qos.monitoring.bmec: BMEC configures bandwidth events, and neither total nor local is counted"
+broken abmc-by-class-alone base '2s/intel/amd/; 31s/total: true/total: true, abmc_by_class: true/' \
+    "31: qos.monitoring.abmc_by_class: counting by COS is a capability of ABMC's counters, and abmc gives none"
+broken sdciae-on-intel base '25s/shareable: 0xc000/io: true/' \
+    "25: caches.L3.allocation.io: SDCIAE is AMD's (CPUID 0x80000020); this is an intel profile"
+broken sdciae-on-l2 base '2s/intel/amd/; 19s/cbm_len: 16/cbm_len: 16, io: true/' \
+    "19: caches.L2.allocation.io: SDCI allocation enforcement is the L3's (APM vol. 2, 19.4.7)"
+broken sdciae-not-bool base '2s/intel/amd/; 25s/shareable: 0xc000/io: 3/' \
+    "25: caches.L3.allocation.io: expected true or false (also yes/no, on/off), got '3'"
 broken monitored-without-ids base '31s/.*/  # no monitoring/' \
     "24: caches.L3.monitored: L3 is monitored but qos.monitoring gives no ids"
 broken monitoring-width base '31s/ids: 64/ids: 64, width: 63/' \

@@ -726,15 +726,16 @@ static int check_vendor(struct plat *p, struct conf *c, struct err *e)
 static int check_amd_qos(struct plat *p, struct conf *c, struct err *e)
 {
     static const char *const keys[] = {"qos.monitoring.bmec", "qos.monitoring.abmc",
-                                       "qos.monitoring.abmc_by_class",
-                                       "caches.L3.allocation.io"};
+                                       "qos.monitoring.abmc_by_class", "caches.L3.allocation.io"};
     const int on[] = {p->mon.bmec, p->mon.abmc != 0, p->mon.abmc_by_class,
                       p->cache[PLAT_L3].alloc.io};
     for (unsigned i = 0; i < sizeof keys / sizeof *keys; i++)
         if (on[i] && p->vendor != PLAT_AMD)
             return conf_error(c, at(c, keys[i]), e,
                               "%s is AMD's (CPUID 0x80000020); this is an %s profile",
-                              i == 3 ? "SDCIAE" : i == 0 ? "BMEC" : "ABMC",
+                              i == 3   ? "SDCIAE"
+                              : i == 0 ? "BMEC"
+                                       : "ABMC",
                               plat_vendor_name[p->vendor]);
     if (p->cache[PLAT_L2].alloc.io)
         return conf_error(c, at(c, "caches.L2.allocation.io"), e,
