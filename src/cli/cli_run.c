@@ -132,6 +132,39 @@ static void json_row(struct json *j, const struct scen *s, const struct run_row 
     json_obj_end(j);
 }
 
+/* An I/O agent's row: what its DMA did, beside what a task's row says. */
+static void json_io_row(struct json *j, const struct scen *s, const struct run_io_row *r)
+{
+    json_obj_begin(j, NULL);
+    json_str(j, "agent", s->io[r->agent].name);
+    json_u64(j, "dma_write_bytes", r->dma_wr_bytes);
+    json_u64(j, "dma_read_bytes", r->dma_rd_bytes);
+    json_f64(j, "dma_bytes_per_sec", r->dma_bw);
+    json_u64(j, "l3_write_hits", r->dma.wr_hit);
+    json_u64(j, "l3_write_allocations", r->dma.wr_fill);
+    json_u64(j, "writes_to_memory", r->dma.wr_mem);
+    json_u64(j, "l3_read_hits", r->dma.rd_hit);
+    json_u64(j, "reads_from_memory", r->dma.rd_mem);
+    json_u64(j, "llc_occupancy_bytes", r->llc_bytes);
+    json_u64(j, "tag_occupancy_bytes", r->tag_bytes);
+    json_u64(j, "tag_occupancy_estimate_bytes", r->est_bytes);
+    json_u64(j, "mem_read_bytes", r->rd_bytes);
+    json_u64(j, "mem_write_bytes", r->wr_bytes);
+    json_f64(j, "mem_read_bytes_per_sec", r->rd_bw);
+    json_f64(j, "mem_write_bytes_per_sec", r->wr_bw);
+    json_obj_end(j);
+}
+
+static void json_io_rows(struct json *j, const struct scen *s, const struct run_io_row *r)
+{
+    if (!s->nio)
+        return;
+    json_arr_begin(j, "io");
+    for (unsigned k = 0; k < s->nio; k++)
+        json_io_row(j, s, &r[k]);
+    json_arr_end(j);
+}
+
 static void write_json(FILE *f, const struct run *run, const struct rows *rs)
 {
     const struct scen *s = run->s;
@@ -163,6 +196,23 @@ static void write_json(FILE *f, const struct run *run, const struct rows *rs)
         json_obj_end(&j);
     }
     json_arr_end(&j);
+    if (s->nio) {
+        json_arr_begin(&j, "io");
+        for (unsigned k = 0; k < s->nio; k++) {
+            const struct io_params *a = &s->io[k];
+            json_obj_begin(&j, NULL);
+            json_str(&j, "name", a->name);
+            json_u64(&j, "domain", a->domain);
+            json_u64(&j, "node", a->node);
+            json_f64(&j, "rate", a->rate);
+            json_u64(&j, "buffer", a->buffer);
+            json_f64(&j, "write_ratio", a->write_ratio);
+            json_u64(&j, "class", a->cls);
+            json_u64(&j, "tag", a->tag);
+            json_obj_end(&j);
+        }
+        json_arr_end(&j);
+    }
     json_arr_begin(&j, "phases");
     for (unsigned p = 0; p < s->nphase; p++) {
         json_obj_begin(&j, NULL);
@@ -172,6 +222,7 @@ static void write_json(FILE *f, const struct run *run, const struct rows *rs)
         for (unsigned i = 0; i < s->ntask; i++)
             json_row(&j, s, &run->phase_row[(size_t)p * s->ntask + i]);
         json_arr_end(&j);
+        json_io_rows(&j, s, &run->io_phase_row[(size_t)p * s->nio]);
         json_obj_end(&j);
     }
     json_arr_end(&j);
@@ -185,6 +236,8 @@ static void write_json(FILE *f, const struct run *run, const struct rows *rs)
         for (unsigned i = 0; i < s->ntask && k + i < rs->n; i++)
             json_row(&j, s, &rs->v[k + i]);
         json_arr_end(&j);
+        if ((k / s->ntask + 1) * s->nio <= run->nio_rows)
+            json_io_rows(&j, s, &run->io_rows[k / s->ntask * s->nio]);
         json_obj_end(&j);
     }
     json_arr_end(&j);
@@ -209,6 +262,21 @@ static void csv_unassigned(FILE *f, const struct run_row *r)
     fprintf(f, ",%u", r->mon_unavail);
 }
 
+/* An agent's CSV row: the columns a task's row has that apply to it (no
+ * instructions, cycles or misses above the L3; no monitoring reads),
+ * then its DMA bytes. */
+static void csv_io_row(FILE *f, const struct scen *s, const struct run_io_row *r, int mon)
+{
+    fprintf(f, "%.9g,%.9g,%s,%s,0,0,0.0000,0,0,0,%llu,%llu,%llu,%llu,%llu,%llu,%.6g,%.6g", r->t0,
+            r->t1, s->phase[r->phase].name, s->io[r->agent].name, (unsigned long long)r->l3_miss,
+            (unsigned long long)r->llc_bytes, (unsigned long long)r->tag_bytes,
+            (unsigned long long)r->est_bytes, (unsigned long long)r->rd_bytes,
+            (unsigned long long)r->wr_bytes, r->rd_bw, r->wr_bw);
+    fputs(mon ? ",,,,,,," : "", f);
+    fprintf(f, ",%llu,%llu\n", (unsigned long long)r->dma_wr_bytes,
+            (unsigned long long)r->dma_rd_bytes);
+}
+
 static void write_csv(FILE *f, const struct run *run, const struct rows *rs)
 {
     const struct scen *s = run->s;
@@ -219,9 +287,12 @@ static void write_csv(FILE *f, const struct run *run, const struct rows *rs)
     int mon = run->hooks.mon != NULL;
     fputs(!mon ? "" : s->plat.vendor == PLAT_RISCV ? ",mcid" : ",rmid", f);
     fputs(mon ? ",mon_occupancy_bytes,mon_total_bytes,mon_local_bytes,"
-                "mon_total_bytes_per_sec,mon_local_bytes_per_sec,mon_unavailable\n"
-              : "\n",
+                "mon_total_bytes_per_sec,mon_local_bytes_per_sec,mon_unavailable"
+              : "",
           f);
+    /* I/O agents: rows of their own after each interval's tasks, and two
+     * columns only they fill. */
+    fputs(s->nio ? ",dma_write_bytes,dma_read_bytes\n" : "\n", f);
     for (size_t k = 0; k < rs->n; k++) {
         const struct run_row *r = &rs->v[k];
         fprintf(f,
@@ -241,7 +312,11 @@ static void write_csv(FILE *f, const struct run *run, const struct rows *rs)
                     r->mon_unavail);
         else if (mon) /* ABMC: an event without a counter is an empty field */
             csv_unassigned(f, r);
-        fputc('\n', f);
+        fputs(s->nio ? ",0,0\n" : "\n", f);
+        size_t iv = k / s->ntask; /* the interval's agents after its last task */
+        if (s->nio && k % s->ntask == s->ntask - 1 && (iv + 1) * s->nio <= run->nio_rows)
+            for (unsigned a = 0; a < s->nio; a++)
+                csv_io_row(f, s, &run->io_rows[iv * s->nio + a], mon);
     }
 }
 
@@ -640,6 +715,22 @@ static void print_table(const struct run *run)
                        r->mon_rd_bw / 1e9);
             putchar('\n');
         }
+    /* I/O agents: what their DMA moved, how much of it the L3 served
+     * (write updates and read hits), the lines they hold and the memory
+     * traffic they caused. */
+    if (s->nio) {
+        printf("\n%-14s %-14s %9s %9s %9s %9s %9s\n", "phase", "I/O agent", "DMA GB/s", "L3 hit %",
+               "LLC MiB", "rd GB/s", "wr GB/s");
+        for (unsigned p = 0; p < s->nphase; p++)
+            for (unsigned k = 0; k < s->nio; k++) {
+                const struct run_io_row *r = &run->io_phase_row[(size_t)p * s->nio + k];
+                uint64_t n = r->dma.wr + r->dma.rd;
+                printf("%-14s %-14s %9.2f %9.2f %9.2f %9.2f %9.2f\n", k ? "" : s->phase[p].name,
+                       s->io[k].name, r->dma_bw / 1e9,
+                       n ? 100.0 * (double)(r->dma.wr_hit + r->dma.rd_hit) / (double)n : 0,
+                       r->llc_bytes / 1048576.0, r->rd_bw / 1e9, r->wr_bw / 1e9);
+            }
+    }
     /* Tasks that ran out early sat idle after: say when and why. */
     int first = 1;
     for (unsigned i = 0; i < s->ntask; i++) {

@@ -126,6 +126,40 @@ static int bw_setup(struct mach *m, struct err *e)
     return 0;
 }
 
+static uint64_t cbm_ways(const struct mach_cache *x, uint64_t cbm);
+
+/* I/O agents: each L3's io ways at their reset value, and the caches above
+ * it that a DMA write must invalidate (every L1 and L2 of the cores it
+ * serves, whatever the inclusion). */
+static int io_setup(struct mach *m, struct err *e)
+{
+    unsigned n = m->ncache[PLAT_L3];
+    if (!n)
+        return 0;
+    m->io_ways = calloc(n, sizeof *m->io_ways);
+    if (!m->io_ways)
+        return err_set(e, -QOSIM_ENOMEM, "cannot allocate the io ways");
+    for (unsigned i = 0; i < n; i++) {
+        struct mach_cache *x = &m->cache[PLAT_L3][i];
+        m->io_ways[i] = cbm_ways(x, m->p.cache[PLAT_L3].io_ways);
+        x->dom_up = calloc((size_t)m->ncpu * 3, sizeof *x->dom_up);
+        if (!x->dom_up)
+            return err_set(e, -QOSIM_ENOMEM, "cannot allocate the io lists");
+        for (unsigned c = 0; c < m->ncpu; c++) {
+            struct mach_cpu *p = &m->cpu[c];
+            struct mach_cache *up[3] = {p->l1i, p->l1d, p->l2};
+            for (int k = 0; k < 3 && p->l3 == x; k++) {
+                int dup = 0;
+                for (unsigned j = 0; j < x->ndom_up && !dup; j++)
+                    dup = x->dom_up[j] == up[k];
+                if (!dup)
+                    x->dom_up[x->ndom_up++] = up[k];
+            }
+        }
+    }
+    return 0;
+}
+
 int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *e)
 {
     memset(m, 0, sizeof *m);
@@ -207,6 +241,8 @@ int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *
         rc = inclusion_setup(m, PLAT_L3, e);
     if (!rc)
         rc = bw_setup(m, e);
+    if (!rc)
+        rc = io_setup(m, e);
     if (rc)
         mach_free(m);
     return rc;
@@ -226,6 +262,7 @@ void mach_free(struct mach *m)
             free(x->occ_task);
             free(x->above);
             free(x->cu);
+            free(x->dom_up);
         }
         free(m->cache[l]);
         m->cache[l] = NULL;
@@ -247,6 +284,7 @@ void mach_free(struct mach *m)
     free(m->node_slow);
     free(m->node_home);
     free(m->node_bytes);
+    free(m->io_ways);
     memset(m, 0, sizeof *m);
 }
 
@@ -291,16 +329,19 @@ uint64_t mach_get_mask(const struct mach *m, enum plat_level l, unsigned inst, u
     return mach_get_mask_conf(m, l, inst, 0, cls, t);
 }
 
-uint64_t mach_cbm_ways(const struct mach *m, enum plat_level l, uint64_t cbm)
+static uint64_t cbm_ways(const struct mach_cache *x, uint64_t cbm)
 {
-    struct mach_cache *x = inst_of(m, l, 0);
-    if (!x)
-        return 0;
     uint64_t ways = 0, w = x->ways_per_bit;
     for (unsigned i = 0; i * w < x->c.g.assoc && i < 64; i++)
         if ((cbm >> i) & 1)
             ways |= bits_mask((unsigned)w) << (i * w);
     return ways & x->c.all_ways;
+}
+
+uint64_t mach_cbm_ways(const struct mach *m, enum plat_level l, uint64_t cbm)
+{
+    struct mach_cache *x = inst_of(m, l, 0);
+    return x ? cbm_ways(x, cbm) : 0;
 }
 
 /* The owner of requests by (task, tag, sub, class): interned at
@@ -946,4 +987,121 @@ uint64_t mach_flush_class(struct mach *m, enum plat_level l, unsigned inst, unsi
         }
     }
     return n;
+}
+
+/* ---- I/O agents (DDIO, SDCI) ---- */
+
+int mach_set_io_ways(struct mach *m, unsigned l3inst, uint64_t ways)
+{
+    struct mach_cache *x = inst_of(m, PLAT_L3, l3inst);
+    if (!x || !m->io_ways || (ways & ~x->c.all_ways))
+        return -QOSIM_EINVAL;
+    m->io_ways[l3inst] = ways;
+    return 0;
+}
+
+uint64_t mach_get_io_ways(const struct mach *m, unsigned l3inst)
+{
+    return inst_of(m, PLAT_L3, l3inst) && m->io_ways ? m->io_ways[l3inst] : 0;
+}
+
+int mach_io_port(struct mach *m, struct mach_cpu *port, unsigned domain, unsigned task,
+                 unsigned cls, unsigned tag)
+{
+    const struct mach_cpu *c = NULL;
+    for (unsigned i = 0; i < m->ncpu && !c; i++)
+        if (m->cpu[i].domain == domain)
+            c = &m->cpu[i];
+    if (!c || !c->l3 || task >= m->ntask)
+        return -QOSIM_EINVAL;
+    /* No core and no L1 or L2: the device's requests enter at the L3, and
+     * nothing it evicts there is written down to a level above. */
+    memset(port, 0, sizeof *port);
+    port->id = UINT32_MAX;
+    port->node = c->node;
+    port->domain = domain;
+    port->l3 = c->l3;
+    port->task = (int)task;
+    port->cls = cls;
+    port->tag = tag < m->ntags ? tag : 0;
+    port->ts = &m->ts[task];
+    uint16_t own = owner_intern(m, task, port->tag, 0, cls & 0xffff);
+    for (unsigned k = 0; k < 4; k++)
+        port->own[k / 2][k % 2] = own;
+    return 0;
+}
+
+/* The class of a read of node's memory by a requester on cpu_node: DRAM or
+ * slow memory, local or not (BMEC's bits, as mach_miss counts a core's). */
+static enum mach_traffic read_class(const struct mach *m, unsigned cpu_node, unsigned node)
+{
+    unsigned tr = mach_node_local(m, cpu_node, node) ? MACH_TR_RD_LOCAL : MACH_TR_RD_REMOTE;
+    return (enum mach_traffic)(tr + m->node_slow[node] * (MACH_TR_SLOW_LOCAL - MACH_TR_RD_LOCAL));
+}
+
+enum mach_dma mach_dma_write(struct mach *m, struct mach_cpu *p, uint64_t addr)
+{
+    struct mach_cache *x = p->l3;
+    uint64_t block = addr >> m->line_bits, ways = m->io_ways[x->inst];
+    uint16_t own = p->own[0][MACH_DATA];
+    struct cache_victim v;
+    /* The device writes whole lines: a core's copy, dirty or not, is stale
+     * and goes without a writeback (an invalidating write, as PCIe's
+     * full-line writes are carried out). */
+    for (unsigned i = 0; i < x->ndom_up; i++) {
+        struct mach_cache *a = x->dom_up[i];
+        if (cache_invalidate(&a->c, block, &v))
+            line_gone(m, a, v.owner, block);
+    }
+    if (ways) {
+        /* DDIO's write update on a hit, write allocate into its ways on a
+         * miss. The line keeps the owner that filled it, as on a core's
+         * store hit. A class's capacity-unit limit does not apply (the
+         * device's fills are confined by the io ways alone) but the counts
+         * stay exact. */
+        p->ts->ref[PLAT_L3]++;
+        if (cache_ref(&x->c, block, CACHE_F_DIRTY, own, ways, &v))
+            return MACH_DMA_HIT;
+        p->ts->miss[PLAT_L3]++;
+        if (x->acct)
+            occ_move(m, x, own, block, 1);
+        if (x->cu)
+            x->cu->lines[cu_key(m, x, own)]++;
+        if (v.valid)
+            mach_left(m, p, x, &v);
+        return MACH_DMA_FILL;
+    }
+    /* No allocation (DDIO off, or no ways): the write goes to memory and the
+     * L3's copy, now stale, goes too. */
+    if (cache_invalidate(&x->c, block, &v))
+        line_gone(m, x, v.owner, block);
+    const struct mach_owner *o = &m->owners[own];
+    unsigned st = stag_of(m, o), node = node_of(m, block);
+    mach_count(m, p->domain, st, o->cls, o->task, MACH_TR_VICTIM, m->line);
+    m->node_bytes[((size_t)node * m->ntags * m->nsub + st) * 2 + 1] += m->line;
+    p->ts->wr_bytes += m->line;
+    mem_write(&m->mem, node, block, p->now);
+    return MACH_DMA_MEM;
+}
+
+enum mach_dma mach_dma_read(struct mach *m, struct mach_cpu *p, uint64_t addr)
+{
+    struct mach_cache *x = p->l3;
+    uint64_t block = addr >> m->line_bits;
+    uint16_t own = p->own[0][MACH_DATA];
+    struct cache_victim v;
+    /* Copies in the cores' L1s and L2 are not looked at (project choice:
+     * an agent's buffers are its own memory, which no task touches, so no
+     * core holds them). */
+    p->ts->ref[PLAT_L3]++;
+    if (cache_ref(&x->c, block, 0, own, 0, &v))
+        return MACH_DMA_HIT;
+    p->ts->miss[PLAT_L3]++;
+    const struct mach_owner *o = &m->owners[own];
+    unsigned st = stag_of(m, o), node = node_of(m, block);
+    mem_read(&m->mem, p->node, node, block, p->now);
+    mach_count(m, p->domain, st, o->cls, o->task, read_class(m, p->node, node), m->line);
+    m->node_bytes[((size_t)node * m->ntags * m->nsub + st) * 2] += m->line;
+    p->ts->rd_bytes += m->line;
+    return MACH_DMA_MEM;
 }

@@ -91,8 +91,11 @@ struct mach_cache {
     uint32_t nsampled;
     struct mach_cache **above; /* caches an inclusive eviction here must invalidate */
     unsigned nabove;
-    struct mach_cunits *cu; /* NULL while no capacity-unit limit is set here: then fills and
-                               evictions keep no per-class counts and pay one test */
+    struct mach_cunits *cu;     /* NULL while no capacity-unit limit is set here: then fills and
+                                   evictions keep no per-class counts and pay one test */
+    struct mach_cache **dom_up; /* L3: the L1s and L2s of the cores it serves, whose copies a
+                                   DMA write makes stale */
+    unsigned ndom_up;
 };
 
 /* Per-task ground truth. */
@@ -173,6 +176,7 @@ struct mach {
     double ticks_per_sec;
     uint64_t cpi_ticks; /* per instruction */
     uint64_t mlp_mul;   /* overlapped stall = latency * mlp_mul >> 16, i.e. latency / mlp */
+    uint64_t *io_ways;  /* [L3 instances] ways I/O agents' DMA writes may allocate into */
 };
 
 /* Low-water marks kept per tag: one per sub-tag, one per world's sum. */
@@ -302,6 +306,37 @@ uint64_t mach_flush_class(struct mach *m, enum plat_level l, unsigned inst, unsi
                           unsigned cls, int at);
 /* The valid lines of one cache instance (for invariants). */
 uint64_t mach_valid_lines(const struct mach *m, enum plat_level l, unsigned inst);
+
+/* ---- I/O agents: devices that DMA into memory through an L3 ---- */
+
+/* The L3 ways that DMA writes of I/O agents attached to L3 instance
+ * l3inst may allocate into, as a fill mask (mach_set_mask's ways): Intel
+ * DDIO's IIO_LLC_WAYS, or the mask AMD SDCIAE confines SDCI fills to. 0:
+ * DMA writes do not allocate there; they go to memory and invalidate the
+ * domain's copies. Reset: the profile's caches.L3.io_ways. Returns
+ * -QOSIM_EINVAL without an L3, for a bad instance or ways that do not exist. */
+int mach_set_io_ways(struct mach *m, unsigned l3inst, uint64_t ways);
+uint64_t mach_get_io_ways(const struct mach *m, unsigned l3inst);
+/* Fills *port, the point where an I/O agent attaches: the L3 of domain
+ * `domain`, its node, and the owner its lines carry (task: a machine task
+ * index < ntask, whose mach_tstat is the agent's ground truth; class and
+ * tag from the scenario). The agent sets port->now before each access.
+ * Returns -QOSIM_EINVAL without an L3 or for a bad domain or task. */
+int mach_io_port(struct mach *m, struct mach_cpu *port, unsigned domain, unsigned task,
+                 unsigned cls, unsigned tag);
+/* What one DMA access of a line did: hit the L3 (a write updated the line
+ * in place), allocated into the io ways, or went to memory. */
+enum mach_dma { MACH_DMA_HIT, MACH_DMA_FILL, MACH_DMA_MEM };
+/* A device writes the whole line at physical address addr. Copies in the
+ * domain's L1s and L2 go (stale, and not written back: the device replaced
+ * every byte). A line in the L3 is updated in place and marked dirty;
+ * else, with io ways, it is filled dirty among them (its victim leaves as
+ * any eviction does); with none, the L3's copy goes too and the line is
+ * written to memory, a victim of the agent's tag and class. */
+enum mach_dma mach_dma_write(struct mach *m, struct mach_cpu *port, uint64_t addr);
+/* A device reads the line at addr: from the L3 if it is there, else from
+ * memory (a read of the agent's tag and class), allocating nowhere. */
+enum mach_dma mach_dma_read(struct mach *m, struct mach_cpu *port, uint64_t addr);
 
 /* ---- the access path ---- */
 

@@ -216,6 +216,13 @@ broken bad-policy base '18s/.*/    policy: fifo/' \
     "18: caches.L2.policy: unknown replacement policy 'fifo' (lru, plru, srrip)"
 broken plru-ways base '21s/8M/6M/; 22s/16/12/; 24s/.*/    policy: plru/' \
     "24: caches.L3.policy: tree-PLRU needs a power-of-two associativity of at most 64"
+# caches.L3.io_ways: a CBM of the L3's cbm_len bits, and on the L3 only.
+broken io-ways-beyond base '25s/$/\n    io_ways: 0x10000/' \
+    "26: caches.L3.io_ways: 0x10000 is out of range (0..65535)"
+broken io-ways-on-L2 base '19s/$/\n    io_ways: 0x3/' \
+    "20: caches.L2.io_ways: only an L3 takes I/O writes (DMA allocates into the last level shared by a domain)"
+broken io-ways-without-L3 base '20,25s/^/#/; 19s/$/\n    io_ways: 0x3/' \
+    "20: caches.L2.io_ways: only an L3 takes I/O writes (DMA allocates into the last level shared by a domain); this profile has no L3"
 broken bw-kind base '32s/delay/throttle/' \
     "32: qos.bandwidth.kind: expected one of delay, rate, share, got 'throttle'"
 broken delay-granularity base '32s/max: 90/max: 95/' \

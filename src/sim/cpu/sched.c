@@ -100,6 +100,14 @@ int sched_run(struct sched *s, uint64_t until, struct err *e)
         for (unsigned c = 0; c < m->ncpu; c++)
             if (s->cpu[c].running >= 0 && m->cpu[c].now < until && (!p || m->cpu[c].now < p->now))
                 p = &m->cpu[c];
+        /* An agent further behind than every CPU runs first, for a quantum
+         * as a CPU would (a tie goes to the CPU). */
+        uint64_t at = 0;
+        int a = s->ext.next ? s->ext.next(s->ext.ctx, &at) : -1;
+        if (a >= 0 && at < until && (!p || at < p->now)) {
+            s->ext.run(s->ext.ctx, (unsigned)a, at + s->quantum < until ? at + s->quantum : until);
+            continue;
+        }
         if (!p)
             break;
         struct sched_cpu *q = &s->cpu[p->id];

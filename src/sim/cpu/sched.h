@@ -29,6 +29,15 @@ struct sched_cpu {
     uint64_t slice_end;
 };
 
+/* Other agents that advance in global time order with the CPUs (I/O
+ * agents, sim/io): next gives the one furthest behind and its time, -1
+ * when there is none; run advances it to `until`. */
+struct sched_ext {
+    void *ctx;
+    int (*next)(void *ctx, uint64_t *now);
+    void (*run)(void *ctx, unsigned which, uint64_t until);
+};
+
 struct sched {
     struct mach *m;
     struct sched_task *task;
@@ -38,6 +47,7 @@ struct sched {
     sched_switch_fn on_switch;
     void *ctx;
     uint64_t switches;
+    struct sched_ext ext; /* none while ext.next is NULL */
 };
 
 /* Tasks must have ct and cpu set; the scheduler takes ownership of neither. */

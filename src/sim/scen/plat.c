@@ -196,6 +196,33 @@ static int load_alloc(struct plat_cache *pc, struct conf *c, struct conf_node *n
     return 0;
 }
 
+/* caches.L3.io_ways: the ways I/O agents' DMA writes allocate into, as a
+ * capacity bitmask of the L3 (cbm_len bits, one per way without
+ * allocation control). Intel documents DDIO's writes as allocating into a
+ * limited portion of the LLC; its ways are IIO_LLC_WAYS (MSR 0xC8B), 0x600
+ * (two ways) by default on the Skylake-SP of Farshin et al., "Reexamining
+ * Direct Cache Access to Optimize I/O Intensive Applications for
+ * Multi-hundred-gigabit Networks", USENIX ATC 2020, and its ddio-bench
+ * artifact. Which bits: any (project choice: IIO_LLC_WAYS is a plain way
+ * mask, and SDCIAE's is a CAT mask of whatever the vendor allows). Only
+ * the L3 takes it: DMA writes allocate nowhere else. */
+static int load_io_ways(struct plat_cache *pc, struct conf *c, struct conf_node *n,
+                        enum plat_level l, struct err *e)
+{
+    struct conf_node *k = conf_get(n, "io_ways");
+    if (!k)
+        return 0;
+    if (l != PLAT_L3)
+        return conf_error(c, k, e,
+                          "only an L3 takes I/O writes (DMA allocates into the last level "
+                          "shared by a domain)%s",
+                          conf_get(n->parent, "L3") ? "" : "; this profile has no L3");
+    unsigned len = pc->alloc.cbm_len ? pc->alloc.cbm_len : pc->geom.assoc;
+    if (len > 64)
+        len = 64;
+    return conf_u64(c, n, "io_ways", CONF_OPT, 0, bits_mask(len), &pc->io_ways, e);
+}
+
 static int load_cache(struct plat *p, struct conf *c, struct conf_node *caches, enum plat_level l,
                       struct err *e)
 {
@@ -213,7 +240,7 @@ static int load_cache(struct plat *p, struct conf *c, struct conf_node *caches, 
     const char *policy = "lru";
     if (!rc)
         rc = conf_keys(c, n, e, "size", "ways", "line", "latency", "shared_by", "inclusion",
-                       "policy", "monitored", "allocation", NULL);
+                       "policy", "monitored", "allocation", "io_ways", NULL);
     if (!rc)
         rc = conf_size(c, n, "size", CONF_REQ, 1, UINT64_MAX, &size, e);
     if (!rc)
@@ -256,7 +283,8 @@ static int load_cache(struct plat *p, struct conf *c, struct conf_node *caches, 
                           plat_scope_name[scope]);
     if (l <= PLAT_L1D && incl != HIER_NINE)
         return conf_error(c, conf_get(n, "inclusion"), e, "an L1 has no level above it");
-    return load_alloc(pc, c, n, e);
+    rc = load_alloc(pc, c, n, e);
+    return rc ? rc : load_io_ways(pc, c, n, l, e);
 }
 
 static int load_caches(struct plat *p, struct conf *c, struct conf_node *root, struct err *e)

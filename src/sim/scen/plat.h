@@ -53,6 +53,12 @@ struct plat_cache {
     const struct repl_ops *repl;
     struct plat_alloc alloc;
     int monitored; /* occupancy monitoring at this level */
+    /* L3 only: the capacity bitmask (bits of cbm_len, each ways / cbm_len
+     * ways) of the ways I/O agents' DMA writes may allocate into: Intel
+     * DDIO's ways (IIO_LLC_WAYS, MSR 0xC8B), what AMD SDCIAE confines SDCI
+     * fills to. The machine's reset value of mach_set_io_ways; 0: DMA
+     * writes do not allocate. */
+    uint64_t io_ways;
 };
 
 struct plat_core {

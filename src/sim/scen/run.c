@@ -69,11 +69,41 @@ int run_keep_outputs(struct run *r, struct err *e)
     return rc;
 }
 
+static int io_next_fn(void *ctx, uint64_t *now)
+{
+    return io_next(&((struct run *)ctx)->io, now);
+}
+
+static void io_run_fn(void *ctx, unsigned k, uint64_t until)
+{
+    io_run(&((struct run *)ctx)->io, k, until);
+}
+
+/* The scenario's I/O agents, advancing with the CPUs in time order. */
+static int run_io_init(struct run *r, struct err *e)
+{
+    const struct scen *s = r->s;
+    if (!s->nio)
+        return 0;
+    int rc = io_init(&r->io, &r->m, s->io, s->nio, s->ntask, e);
+    if (rc)
+        return rc;
+    r->io_last = calloc(s->nio, sizeof *r->io_last);
+    r->io_mark = calloc(s->nio, sizeof *r->io_mark);
+    r->io_occ = calloc(s->nio, sizeof *r->io_occ);
+    r->io_phase_row = calloc((size_t)s->nphase * s->nio, sizeof *r->io_phase_row);
+    if (!r->io_last || !r->io_mark || !r->io_occ || !r->io_phase_row)
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    r->sch.ext = (struct sched_ext){.ctx = r, .next = io_next_fn, .run = io_run_fn};
+    return 0;
+}
+
 int run_init(struct run *r, struct scen *s, struct err *e)
 {
     memset(r, 0, sizeof *r);
     r->s = s;
-    int rc = mach_init(&r->m, &s->plat, s->ntask, e);
+    /* I/O agents are tasks of the machine after the scenario's tasks. */
+    int rc = mach_init(&r->m, &s->plat, s->ntask + s->nio, e);
     if (rc)
         return rc;
     r->task = calloc(s->ntask, sizeof *r->task);
@@ -117,6 +147,8 @@ int run_init(struct run *r, struct scen *s, struct err *e)
     }
     rc = sched_init(&r->sch, &r->m, r->task, s->ntask, s->quantum * MACH_TICK, ticks(r, s->slice),
                     e);
+    if (!rc)
+        rc = run_io_init(r, e);
     if (rc)
         run_free(r);
     return rc;
@@ -146,6 +178,12 @@ void run_free(struct run *r)
     free(r->mon_last);
     free(r->mon_mark);
     free(r->mon_now);
+    io_free(&r->io);
+    free(r->io_last);
+    free(r->io_mark);
+    free(r->io_occ);
+    free(r->io_phase_row);
+    free(r->io_rows);
     memset(r, 0, sizeof *r);
 }
 
@@ -231,6 +269,89 @@ static void row_delta(struct run_row *row, const struct mach_tstat *a, const str
     row->wr_bw = (double)row->wr_bytes / dt;
 }
 
+/* Agent k's counts now. */
+static void io_snap(const struct run *r, unsigned k, struct run_io_snap *o)
+{
+    const struct io_agent *a = &r->io.a[k];
+    o->dma = a->st;
+    o->ts = r->m.ts[a->task];
+}
+
+/* Fills an agent's row with the counts between two snapshots. */
+static void io_delta(const struct run *r, struct run_io_row *row, const struct run_io_snap *a,
+                     const struct run_io_snap *b, double t0, double t1)
+{
+    const uint64_t line = r->m.line;
+    double dt = t1 > t0 ? t1 - t0 : 1;
+    row->t0 = t0;
+    row->t1 = t1;
+    row->dma = (struct io_stat){b->dma.wr - a->dma.wr,         b->dma.rd - a->dma.rd,
+                                b->dma.wr_hit - a->dma.wr_hit, b->dma.wr_fill - a->dma.wr_fill,
+                                b->dma.wr_mem - a->dma.wr_mem, b->dma.rd_hit - a->dma.rd_hit,
+                                b->dma.rd_mem - a->dma.rd_mem};
+    row->dma_wr_bytes = row->dma.wr * line;
+    row->dma_rd_bytes = row->dma.rd * line;
+    row->dma_bw = (double)(row->dma_wr_bytes + row->dma_rd_bytes) / dt;
+    row->l3_ref = b->ts.ref[PLAT_L3] - a->ts.ref[PLAT_L3];
+    row->l3_miss = b->ts.miss[PLAT_L3] - a->ts.miss[PLAT_L3];
+    row->rd_bytes = b->ts.rd_bytes - a->ts.rd_bytes;
+    row->wr_bytes = b->ts.wr_bytes - a->ts.wr_bytes;
+    row->rd_bw = (double)row->rd_bytes / dt;
+    row->wr_bw = (double)row->wr_bytes / dt;
+}
+
+/* Every agent's row of the interval ending at t. */
+static int io_interval(struct run *r, double t0, double t1, int settled, struct err *e)
+{
+    const struct scen *s = r->s;
+    if (r->nio_rows + s->nio > r->cap_io_rows) {
+        size_t cap = r->cap_io_rows ? r->cap_io_rows * 2 : 64 * s->nio;
+        struct run_io_row *v = realloc(r->io_rows, cap * sizeof *v);
+        if (!v)
+            return err_set(e, -QOSIM_ENOMEM, "out of memory");
+        r->io_rows = v;
+        r->cap_io_rows = cap;
+    }
+    for (unsigned k = 0; k < s->nio; k++) {
+        const struct io_agent *a = &r->io.a[k];
+        struct run_io_row *row = &r->io_rows[r->nio_rows++];
+        struct run_io_snap now;
+        io_snap(r, k, &now);
+        memset(row, 0, sizeof *row);
+        io_delta(r, row, &r->io_last[k], &now, t0, t1);
+        row->phase = r->cur_phase;
+        row->agent = k;
+        row->llc_bytes = mach_task_lines(&r->m, PLAT_L3, a->task) * r->m.line;
+        row->tag_bytes = mach_occupancy(&r->m, PLAT_L3, a->port.l3->inst, a->p.tag) * r->m.line;
+        row->est_bytes = mach_occupancy_est(&r->m, PLAT_L3, a->port.l3->inst, a->p.tag) * r->m.line;
+        if (settled) {
+            r->io_occ[k].llc += (double)row->llc_bytes;
+            r->io_occ[k].tag += (double)row->tag_bytes;
+            r->io_occ[k].est += (double)row->est_bytes;
+        }
+        r->io_last[k] = now;
+    }
+    return 0;
+}
+
+/* Every agent's row of the phase ending at t. */
+static void io_phase_end(struct run *r, double t)
+{
+    const struct scen *s = r->s;
+    for (unsigned k = 0; k < s->nio; k++) {
+        struct run_io_row *row = &r->io_phase_row[(size_t)r->cur_phase * s->nio + k];
+        struct run_io_snap now;
+        io_snap(r, k, &now);
+        io_delta(r, row, &r->io_mark[k], &now, r->mark_t, t);
+        row->phase = r->cur_phase;
+        row->agent = k;
+        double n = r->occ_n ? r->occ_n : 1;
+        row->llc_bytes = (uint64_t)(r->io_occ[k].llc / n);
+        row->tag_bytes = (uint64_t)(r->io_occ[k].tag / n);
+        row->est_bytes = (uint64_t)(r->io_occ[k].est / n);
+    }
+}
+
 static int phase_end(struct run *r, double t, struct err *e)
 {
     struct scen *s = r->s;
@@ -252,6 +373,8 @@ static int phase_end(struct run *r, double t, struct err *e)
             row->mon_occ_bytes = (uint64_t)(o->mon / n);
         }
     }
+    if (!rc)
+        io_phase_end(r, t);
     return rc;
 }
 
@@ -261,6 +384,10 @@ static int mark(struct run *r, double t, struct err *e)
     r->mark_t = t;
     memset(r->occ_sum, 0, r->s->ntask * sizeof *r->occ_sum);
     r->occ_n = 0;
+    for (unsigned k = 0; k < r->s->nio; k++) {
+        io_snap(r, k, &r->io_mark[k]);
+        r->io_occ[k] = (struct run_occ_sum){0};
+    }
     return mon_read(r, r->mon_mark, e);
 }
 
@@ -342,6 +469,8 @@ int run_all(struct run *r, run_row_fn row_fn, run_progress_fn progress, void *ct
                 if (row_fn)
                     row_fn(ctx, &row);
             }
+            if (s->nio && (rc = io_interval(r, t_interval - s->interval, t, t_settle < 0, e)))
+                break;
             if (t_settle < 0)
                 r->occ_n++;
             memcpy(r->last, r->m.ts, s->ntask * sizeof *r->last);

@@ -35,6 +35,29 @@ struct run_row {
     uint64_t traffic[MACH_NTRAFFIC]; /* memory traffic by class (BMEC's types): ground truth */
 };
 
+/* An I/O agent's figures for an interval or a phase, as run_row's for a
+ * task: DMA by the agent, its L3 hits, occupancy and memory traffic. */
+struct run_io_row {
+    double t0, t1; /* seconds */
+    unsigned phase, agent;
+    struct io_stat dma; /* lines: written, read, and what each did */
+    uint64_t dma_wr_bytes, dma_rd_bytes;
+    double dma_bw;               /* DMA bytes per second, writes and reads */
+    uint64_t l3_ref, l3_miss;    /* its lines that looked the L3 up, and missed there */
+    uint64_t llc_bytes;          /* its lines in its L3 at t1 (phase rows: mean, as run_row's) */
+    uint64_t tag_bytes;          /* lines of its monitoring tag there */
+    uint64_t est_bytes;          /* the set-sampling estimate of the same */
+    uint64_t rd_bytes, wr_bytes; /* memory traffic: reads of lines the L3 lacked; its lines
+                                    written to memory (victims, writes that did not allocate) */
+    double rd_bw, wr_bw;
+};
+
+/* What run rows are the difference of, for an agent. */
+struct run_io_snap {
+    struct io_stat dma;
+    struct mach_tstat ts;
+};
+
 /* One monitoring read for a task: occupancy now, and the bandwidth events'
  * running 64-bit totals, which software keeps across counter wraps. */
 struct run_mon_val {
@@ -76,6 +99,13 @@ struct run {
     struct run_hooks hooks;
     struct run_mon_val *mon_last, *mon_mark, *mon_now; /* with hooks.mon: as last and mark */
     struct run_prog *prog; /* [ntask]: live programs' standard input and output */
+    /* I/O agents (the scenario's io section): machine tasks ntask, ntask + 1, ... */
+    struct io io;
+    struct run_io_snap *io_last, *io_mark; /* [nio] as last and mark */
+    struct run_occ_sum *io_occ;            /* [nio] as occ_sum */
+    struct run_io_row *io_phase_row;       /* [nphase * nio] */
+    struct run_io_row *io_rows;            /* every interval's rows, nio per interval */
+    size_t nio_rows, cap_io_rows;
 };
 
 /* A live program's files: its output is kept (renamed into place) only

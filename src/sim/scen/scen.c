@@ -295,6 +295,88 @@ static int load_tasks(struct scen *s, struct conf *c, const char *base, struct e
     return 0;
 }
 
+/* io: a list of I/O agents, {name, domain, node, rate, buffer,
+ * write_ratio, class, tag}; every one checked before any is kept. */
+static int load_io(struct scen *s, struct conf *c, struct err *e)
+{
+    struct conf_node *n = conf_get(c->root, "io");
+    if (!n)
+        return 0;
+    int rc = conf_expect(c, n, CONF_SEQ, e);
+    if (rc)
+        return rc;
+    const struct plat *p = &s->plat;
+    /* DMA enters at an L3 (mach_io_port): without one there is nowhere for
+     * an agent to attach. */
+    if (!p->cache[PLAT_L3].present)
+        return conf_error(
+            c, n, e, "%s has no L3: I/O agents attach to an L3 domain and DMA through it", p->name);
+    /* Each agent is a task of the machine (its lines' owner, its ground truth). */
+    if (n->nkids > MACH_MAX_TASKS - s->ntask)
+        return conf_error(c, n, e, "%u agents and %u tasks exceed qosim's limit of %d", n->nkids,
+                          s->ntask, MACH_MAX_TASKS);
+    s->io = calloc(n->nkids ? n->nkids : 1, sizeof *s->io);
+    if (!s->io)
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    unsigned ncls = max_classes(p), ntags = p->mon.tags ? p->mon.tags : 1;
+    for (unsigned i = 0; i < n->nkids; i++) {
+        struct conf_node *m = &n->kids[i];
+        struct io_params *a = &s->io[i];
+        const char *name = NULL;
+        uint64_t dom = 0, node = UINT64_MAX, cls = 0, tag = 0, buf = 8ull << 20;
+        double ratio = 1;
+        if ((rc = conf_expect(c, m, CONF_MAP, e)) ||
+            (rc = conf_keys(c, m, e, "name", "domain", "node", "rate", "buffer", "write_ratio",
+                            "class", "tag", NULL)))
+            return rc;
+        rc = conf_str(c, m, "name", CONF_REQ, &name, e);
+        if (!rc && !name_ok(name))
+            return conf_error(c, conf_get(m, "name"), e,
+                              "'%s': names are 1-63 letters, digits, '-', '_' or '.'", name);
+        /* Agents' rows sit beside the tasks' in every output: one namespace. */
+        for (unsigned j = 0; !rc && j < s->ntask; j++)
+            if (!strcmp(s->task[j].name, name))
+                return conf_error(c, conf_get(m, "name"), e, "a task called '%s' already exists",
+                                  name);
+        for (unsigned j = 0; !rc && j < i; j++)
+            if (!strcmp(s->io[j].name, name))
+                return conf_error(c, conf_get(m, "name"), e,
+                                  "an I/O agent called '%s' already exists", name);
+        if (!rc)
+            rc = conf_u64(c, m, "domain", CONF_OPT, 0, p->ndomains - 1, &dom, e);
+        if (!rc)
+            rc = conf_u64(c, m, "node", CONF_OPT, 0, p->nnodes - 1, &node, e);
+        if (!rc)
+            rc = conf_rate(c, m, "rate", CONF_REQ, 1e6, 1e13, &a->rate, e);
+        if (!rc)
+            rc = conf_size(c, m, "buffer", CONF_OPT, 1, 1ull << MACH_VA_BITS, &buf, e);
+        if (!rc && buf % p->cache[PLAT_L1I].geom.line)
+            rc = conf_error(c, conf_get(m, "buffer"), e,
+                            "%llu bytes is not a whole number of %u-byte lines",
+                            (unsigned long long)buf, p->cache[PLAT_L1I].geom.line);
+        if (!rc)
+            rc = conf_f64(c, m, "write_ratio", CONF_OPT, 0, 1, &ratio, e);
+        if (!rc)
+            rc = conf_u64(c, m, "class", CONF_OPT, 0, ncls - 1, &cls, e);
+        if (!rc)
+            rc = conf_u64(c, m, "tag", CONF_OPT, 0, ntags - 1, &tag, e);
+        if (rc)
+            return rc;
+        snprintf(a->name, sizeof a->name, "%s", name);
+        a->domain = (unsigned)dom;
+        /* By default its buffers are on the node of the domain it serves,
+         * where a driver allocates them. */
+        a->node = node == UINT64_MAX ? (unsigned)dom / p->topo.domains : (unsigned)node;
+        a->buffer = buf;
+        a->write_ratio = ratio;
+        a->cls = (unsigned)cls;
+        a->tag = (unsigned)tag;
+        a->line = m->line;
+        s->nio++;
+    }
+    return 0;
+}
+
 /* Reservations in force, per (limiter, class), to check sums as phases apply. */
 struct resv {
     unsigned nctl, ncls;
@@ -537,7 +619,7 @@ int scen_from_conf(struct scen *s, struct conf *c, const char *base, const struc
      * is reported as itself, not as the required key it was meant to be. */
     if (!rc)
         rc = conf_keys(c, c->root, e, "platform", "seed", "duration", "interval", "settle",
-                       "quantum", "slice", "tasks", "phases", qos ? "qos" : NULL, NULL);
+                       "quantum", "slice", "tasks", "io", "phases", qos ? "qos" : NULL, NULL);
     if (!rc)
         rc = load_platform(s, c, base, e);
     if (rc)
@@ -562,6 +644,8 @@ int scen_from_conf(struct scen *s, struct conf *c, const char *base, const struc
         rc = conf_error(c, conf_get(r, "interval"), e, "more than a million intervals");
     if (!rc)
         rc = load_tasks(s, c, base, e);
+    if (!rc)
+        rc = load_io(s, c, e);
     if (!rc && qos)
         rc = qos->load(s, c, e);
     if (!rc)
@@ -613,6 +697,9 @@ void scen_free(struct scen *s)
     free(s->qos.tinit);
     free(s->qos.resv);
     free(s->qos.task_grp);
+    free(s->io);
+    s->io = NULL;
+    s->nio = 0;
     s->phase = NULL;
     s->task = NULL;
     s->nphase = s->ntask = 0;
@@ -629,16 +716,44 @@ int scen_only(struct scen *s, const char *names, struct err *e)
         return err_set(e, -QOSIM_ENOMEM, "out of memory");
     for (unsigned i = 0; i < s->ntask; i++)
         map[i] = UINT32_MAX;
+    /* I/O agents are named the same way: those not in the list go too, so
+     * that --only victim runs the victim alone. */
+    uint8_t *io_keep = calloc(s->nio ? s->nio : 1, 1);
+    if (!io_keep) {
+        free(map);
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
+    }
     for (char *save = NULL, *n = strtok_r(buf, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
-        unsigned i = 0;
+        unsigned i = 0, k = 0;
         while (i < s->ntask && strcmp(s->task[i].name, n))
             i++;
-        if (i == s->ntask) {
+        while (k < s->nio && strcmp(s->io[k].name, n))
+            k++;
+        if (i == s->ntask && k == s->nio) {
             free(map);
-            return err_set(e, -QOSIM_EINVAL, "--only: no task called '%s' in %s", n, s->file);
+            free(io_keep);
+            return err_set(e, -QOSIM_EINVAL, "--only: no task %scalled '%s' in %s",
+                           s->nio ? "or I/O agent " : "", n, s->file);
         }
-        map[i] = 0;
+        if (i < s->ntask)
+            map[i] = 0;
+        else
+            io_keep[k] = 1;
     }
+    unsigned ntask = 0;
+    for (unsigned i = 0; i < s->ntask; i++)
+        ntask += map[i] == 0;
+    if (!ntask) { /* a scenario runs at least one task */
+        free(map);
+        free(io_keep);
+        return err_set(e, -QOSIM_EINVAL, "--only: the list names no task of %s", s->file);
+    }
+    unsigned nio = 0;
+    for (unsigned k = 0; k < s->nio; k++)
+        if (io_keep[k])
+            s->io[nio++] = s->io[k];
+    s->nio = nio;
+    free(io_keep);
     for (unsigned i = 0; i < s->ntask; i++)
         if (map[i] == 0) {
             map[i] = keep;

@@ -6,6 +6,7 @@
 #define QOSIM_SIM_SCEN_H
 
 #include "plat.h"
+#include "sim/io/io.h"
 #include "sim/wl/wl.h"
 
 struct scen_task {
@@ -121,6 +122,8 @@ struct scen {
     struct scen_phase *phase;
     unsigned nphase;
     struct scen_qos qos;
+    struct io_params *io; /* the `io:` section's I/O agents */
+    unsigned nio;
 };
 
 /* A section of a scenario that a layer above sim reads: the `qos:` section
@@ -141,7 +144,8 @@ int scen_load(struct scen *s, const char *path, const struct scen_sect *qos, str
 int scen_from_conf(struct scen *s, struct conf *c, const char *base, const struct scen_sect *qos,
                    struct err *e);
 void scen_free(struct scen *s);
-/* Keeps only the tasks named in a comma-separated list; error on an unknown name. */
+/* Keeps only the tasks and I/O agents named in a comma-separated list;
+ * error on an unknown name, or a list without a task. */
 int scen_only(struct scen *s, const char *names, struct err *e);
 
 #endif
