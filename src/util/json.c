@@ -91,3 +91,9 @@ void json_str(struct json *j, const char *key, const char *s)
     json_member(j, key);
     json_quoted(j->f, s);
 }
+
+void json_null(struct json *j, const char *key)
+{
+    json_member(j, key);
+    fputs("null", j->f);
+}
