@@ -110,22 +110,11 @@ static void json_row(struct json *j, const struct scen *s, const struct run_row 
         json_u64(j, s->plat.vendor == PLAT_RISCV ? "mcid" : "rmid", r->mon_id);
         json_u64(j, "occupancy_bytes", r->mon_occ_bytes);
         /* An event without an ABMC counter has no value: null. */
-        if (r->mon_unassigned & 1)
-            json_null(j, "total_bytes");
-        else
-            json_u64(j, "total_bytes", r->mon_rd_bytes);
-        if (r->mon_unassigned & 2)
-            json_null(j, "local_bytes");
-        else
-            json_u64(j, "local_bytes", r->mon_local_bytes);
-        if (r->mon_unassigned & 1)
-            json_null(j, "total_bytes_per_sec");
-        else
-            json_f64(j, "total_bytes_per_sec", r->mon_rd_bw);
-        if (r->mon_unassigned & 2)
-            json_null(j, "local_bytes_per_sec");
-        else
-            json_f64(j, "local_bytes_per_sec", r->mon_local_bw);
+        int tot = !(r->mon_unassigned & 1), loc = !(r->mon_unassigned & 2);
+        json_u64_or_null(j, "total_bytes", tot, r->mon_rd_bytes);
+        json_u64_or_null(j, "local_bytes", loc, r->mon_local_bytes);
+        json_f64_or_null(j, "total_bytes_per_sec", tot, r->mon_rd_bw);
+        json_f64_or_null(j, "local_bytes_per_sec", loc, r->mon_local_bw);
         json_u64(j, "unavailable", r->mon_unavail);
         json_obj_end(j);
     }
