@@ -5,6 +5,7 @@
 
 #include "cli_qos.h"
 #include "drv/qos_scen.h"
+#include "drv/rdt.h"
 #include "sim/scen/run.h"
 #include "util/conf.h"
 #include "util/json.h"
@@ -96,14 +97,24 @@ static void json_row(struct json *j, const struct scen *s, const struct run_row 
     json_u64(j, "mem_write_bytes", r->wr_bytes);
     json_f64(j, "mem_read_bytes_per_sec", r->rd_bw);
     json_f64(j, "mem_write_bytes_per_sec", r->wr_bw);
+    if (s->plat.mon.bmec || s->plat.mon.abmc) {
+        /* Ground truth per transaction type, what BMEC's bits select
+         * (bit i: MACH_TR i, named as resctrl names them). */
+        json_obj_begin(j, "traffic");
+        for (int k = 0; k < MACH_NTRAFFIC; k++)
+            json_u64(j, rdt_bw_type_name[k], r->traffic[k]);
+        json_obj_end(j);
+    }
     if (r->mon) { /* what software read from the monitoring registers */
         json_obj_begin(j, "monitor");
         json_u64(j, s->plat.vendor == PLAT_RISCV ? "mcid" : "rmid", r->mon_id);
         json_u64(j, "occupancy_bytes", r->mon_occ_bytes);
-        json_u64(j, "total_bytes", r->mon_rd_bytes);
-        json_u64(j, "local_bytes", r->mon_local_bytes);
-        json_f64(j, "total_bytes_per_sec", r->mon_rd_bw);
-        json_f64(j, "local_bytes_per_sec", r->mon_local_bw);
+        /* An event without an ABMC counter has no value: null. */
+        int tot = !(r->mon_unassigned & 1), loc = !(r->mon_unassigned & 2);
+        json_u64_or_null(j, "total_bytes", tot, r->mon_rd_bytes);
+        json_u64_or_null(j, "local_bytes", loc, r->mon_local_bytes);
+        json_f64_or_null(j, "total_bytes_per_sec", tot, r->mon_rd_bw);
+        json_f64_or_null(j, "local_bytes_per_sec", loc, r->mon_local_bw);
         json_u64(j, "unavailable", r->mon_unavail);
         json_obj_end(j);
     }
@@ -223,6 +234,23 @@ static void write_json(FILE *f, const struct run *run, const struct rows *rs)
     fputc('\n', f);
 }
 
+/* The monitoring columns of a row with an event that has no ABMC counter. */
+static void csv_unassigned(FILE *f, const struct run_row *r)
+{
+    fprintf(f, ",%u,%llu", r->mon_id, (unsigned long long)r->mon_occ_bytes);
+    for (unsigned k = 0; k < 2; k++)
+        if (r->mon_unassigned >> k & 1)
+            fputc(',', f);
+        else
+            fprintf(f, ",%llu", (unsigned long long)(k ? r->mon_local_bytes : r->mon_rd_bytes));
+    for (unsigned k = 0; k < 2; k++)
+        if (r->mon_unassigned >> k & 1)
+            fputc(',', f);
+        else
+            fprintf(f, ",%.6g", k ? r->mon_local_bw : r->mon_rd_bw);
+    fprintf(f, ",%u", r->mon_unavail);
+}
+
 /* An agent's CSV row: the columns a task's row has that apply to it (no
  * instructions, cycles or misses above the L3; no monitoring reads),
  * then its DMA bytes. */
@@ -266,11 +294,13 @@ static void write_csv(FILE *f, const struct run *run, const struct rows *rs)
                 (unsigned long long)r->llc_bytes, (unsigned long long)r->tag_bytes,
                 (unsigned long long)r->est_bytes, (unsigned long long)r->rd_bytes,
                 (unsigned long long)r->wr_bytes, r->rd_bw, r->wr_bw);
-        if (mon)
+        if (mon && !r->mon_unassigned)
             fprintf(f, ",%u,%llu,%llu,%llu,%.6g,%.6g,%u", r->mon_id,
                     (unsigned long long)r->mon_occ_bytes, (unsigned long long)r->mon_rd_bytes,
                     (unsigned long long)r->mon_local_bytes, r->mon_rd_bw, r->mon_local_bw,
                     r->mon_unavail);
+        else if (mon) /* ABMC: an event without a counter is an empty field */
+            csv_unassigned(f, r);
         fputs(s->nio ? ",0,0\n" : "\n", f);
         size_t iv = k / s->ntask; /* the interval's agents after its last task */
         if (s->nio && k % s->ntask == s->ntask - 1 && (iv + 1) * s->nio <= run->nio_rows)
@@ -667,7 +697,9 @@ static void print_table(const struct run *run)
                    s->task[i].name, r->ipc,
                    r->instr ? 1000.0 * (double)r->miss[llc] / (double)r->instr : 0,
                    r->llc_bytes / 1048576.0, r->rd_bw / 1e9, r->wr_bw / 1e9);
-            if (mon)
+            if (mon && (r->mon_unassigned & 1)) /* ABMC: no counter for the total event */
+                printf(" %5u %9.2f %9s", r->mon_id, r->mon_occ_bytes / 1048576.0, "-");
+            else if (mon)
                 printf(" %5u %9.2f %9.2f", r->mon_id, r->mon_occ_bytes / 1048576.0,
                        r->mon_rd_bw / 1e9);
             putchar('\n');

@@ -42,6 +42,9 @@ struct qos {
     unsigned *cos;         /* [ngrp + 1] class (COS or RCID) of each group; [ngrp]: default */
     unsigned *rmid;        /* [ngrp + 1] monitoring ID (RMID or MCID) of each group */
     struct rdt_mbm *mbm;   /* x86: [L3 domains * RMIDs * 2]: total and local running counts */
+    int *cntr;             /* x86 ABMC: [RMIDs * 2] the counter of (RMID, total / local) in
+                              every domain; -1: none (unassigned) */
+    struct rdt_mbm *cmbm;  /* x86 ABMC: [L3 domains * counters] running counts */
     struct cbq_mbm *bmbm;  /* CBQRI: [bandwidth controllers * MCIDs] running read counts */
     unsigned *resv;        /* CBQRI: [2][ngrp] blocks each group reserves, normal and secure */
     int *ctl_level;        /* CBQRI: [controllers] cache level of each (-1: memory) */

@@ -5,6 +5,7 @@
  * the run, as resctrl rejects a bad schemata line before committing it. */
 #include "qos_scen.h"
 
+#include "rdt.h"
 #include "sim/mach.h"
 #include "util/bits.h"
 
@@ -13,6 +14,9 @@
 #include <string.h>
 
 static const char *const mon_names[] = {"none", "task", "group"};
+/* resctrl's mbm_assign_mode values (info/L3_MON/mbm_assign_mode) */
+static const char *const assign_names[] = {"default", "mbm_event"};
+static const char *const evt_names[2] = {"total", "local"};
 static const enum plat_level qos_levels[] = {PLAT_L3, PLAT_L2};
 
 unsigned qos_scen_classes(const struct plat *p, const int cdp[PLAT_NLEVEL])
@@ -265,6 +269,24 @@ static int load_settings(struct scen *s, struct conf *c, struct conf_node *map,
     return conf_check_unused(c, t, e);
 }
 
+/* groups[].counters: false leaves a group's monitoring IDs without ABMC
+ * counters, as resctrl's mbm_L3_assignments "_" (or mbm_assign_on_mkdir 0). */
+static int load_counters(struct scen *s, struct conf *c, struct conf_node *m, unsigned g,
+                         struct err *e)
+{
+    struct conf_node *n = conf_get(m, "counters");
+    int on = 1, rc;
+    if (!n)
+        return 0;
+    if (!s->qos.mbm_event)
+        return conf_error(
+            c, n, e, "counters are assigned in ABMC's mbm_event mode only (qos.mbm_assign_mode)");
+    if ((rc = conf_bool(c, m, "counters", CONF_REQ, &on, e)))
+        return rc;
+    s->qos.init[g].no_counters = !on;
+    return 0;
+}
+
 static int load_groups(struct scen *s, struct conf *c, struct conf_node *list, struct err *e)
 {
     struct scen_qos *q = &s->qos;
@@ -272,11 +294,14 @@ static int load_groups(struct scen *s, struct conf *c, struct conf_node *list, s
     if (rc)
         return rc;
     unsigned cap = qos_scen_classes(&s->plat, q->cdp);
-    if (list->nkids + 1 > cap)
+    /* io_alloc takes the L3's highest class when groups could use it. */
+    int io = q->has_io && cap == s->plat.cache[PLAT_L3].alloc.classes >> q->cdp[PLAT_L3];
+    if (list->nkids + 1 + io > cap)
         return conf_error(c, list, e,
-                          "%u groups and the default group need %u classes; %s offers %u%s",
-                          list->nkids, list->nkids + 1, s->plat.name, cap,
-                          q->cdp[PLAT_L3] || q->cdp[PLAT_L2] ? " with CDP on" : "");
+                          "%u groups and the default group need %u classes; %s offers %u%s%s",
+                          list->nkids, list->nkids + 1, s->plat.name, cap - io,
+                          q->cdp[PLAT_L3] || q->cdp[PLAT_L2] ? " with CDP on" : "",
+                          io ? " beside io_alloc's" : "");
     q->ngrp = list->nkids;
     q->grp = calloc(q->ngrp + 1, sizeof *q->grp);
     q->init = calloc(q->ngrp + 1, sizeof *q->init);
@@ -289,8 +314,9 @@ static int load_groups(struct scen *s, struct conf *c, struct conf_node *list, s
         const char *name = NULL;
         if ((rc = conf_expect(c, m, CONF_MAP, e)) ||
             (rc = conf_keys(c, m, e, "name", "tasks", "L3", "L2", "units", "mba", "limit",
-                            "reserve", "weight", "confidential", NULL)) ||
-            (rc = conf_str(c, m, "name", CONF_REQ, &name, e)))
+                            "reserve", "weight", "confidential", "counters", NULL)) ||
+            (rc = conf_str(c, m, "name", CONF_REQ, &name, e)) ||
+            (rc = load_counters(s, c, m, g, e)))
             return rc;
         if (strlen(name) >= sizeof q->grp[g] || !*name || !strcmp(name, "default"))
             return conf_error(c, conf_get(m, "name"), e,
@@ -322,6 +348,122 @@ static int load_groups(struct scen *s, struct conf *c, struct conf_node *list, s
     return rc;
 }
 
+/* A BMEC event's transaction types: a mask (bit i: type i) or a list of
+ * resctrl's names for them (event_filter). */
+static int load_types(struct conf *c, struct conf_node *n, uint32_t *out, struct err *e)
+{
+    uint64_t v = 0;
+    int rc;
+    if (n->type != CONF_SEQ) {
+        rc = conf_node_u64(c, n, 0, bits_mask(RDT_NBW_TYPES), &v, e);
+        *out = (uint32_t)v;
+        return rc;
+    }
+    for (unsigned k = 0; k < n->nkids; k++) {
+        struct conf_node *x = &n->kids[k];
+        unsigned i = 0;
+        while (x->type == CONF_SCALAR && i < RDT_NBW_TYPES && strcmp(x->val, rdt_bw_type_name[i]))
+            i++;
+        if (x->type != CONF_SCALAR || i == RDT_NBW_TYPES)
+            return conf_error(c, x, e,
+                              "'%s' is not a transaction type (local_reads, remote_reads, "
+                              "local_non_temporal_writes, remote_non_temporal_writes, "
+                              "local_reads_slow_memory, remote_reads_slow_memory, "
+                              "dirty_victim_writes_all)",
+                              x->type == CONF_SCALAR ? x->val : "(not a name)");
+        v |= 1u << i;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* events: {total: TYPES, local: TYPES}: BMEC's QOS_EVT_CFG_0 and _1 in every
+ * L3 domain, as resctrl's mbm_total_bytes_config / event_filter. */
+static int load_events(const struct scen *s, struct conf *c, struct conf_node *n, unsigned *has,
+                       uint32_t evt[2], struct err *e)
+{
+    const struct plat_mon *pm = &s->plat.mon;
+    int rc;
+    if (!pm->bmec)
+        return conf_error(c, n, e,
+                          "%s has no bandwidth event configuration (BMEC, CPUID 0x80000020 EBX[3])",
+                          s->plat.name);
+    if ((rc = conf_expect(c, n, CONF_MAP, e)) || (rc = conf_keys(c, n, e, "total", "local", NULL)))
+        return rc;
+    for (unsigned k = 0; k < 2; k++) {
+        struct conf_node *x = conf_get(n, evt_names[k]);
+        if (!x)
+            continue;
+        if (!(k ? pm->local : pm->total))
+            return conf_error(c, x, e, "%s has no %s bandwidth event", s->plat.name, evt_names[k]);
+        if ((rc = load_types(c, x, &evt[k], e)))
+            return rc;
+        *has |= 1u << k;
+    }
+    if (!*has)
+        return conf_error(c, n, e, "give total, local or both");
+    return conf_check_unused(c, n, e);
+}
+
+/* AMD's top-level keys: events (BMEC), mbm_assign_mode and
+ * mbm_assign_events (ABMC), io_alloc (SDCIAE), each refused where the
+ * profile lacks the feature. */
+static int load_amd(struct scen *s, struct conf *c, struct conf_node *n, struct err *e)
+{
+    struct scen_qos *q = &s->qos;
+    const struct plat_mon *pm = &s->plat.mon;
+    struct conf_node *x;
+    int rc = 0;
+    if ((x = conf_get(n, "events")) && (rc = load_events(s, c, x, &q->has_evt, q->evt, e)))
+        return rc;
+    /* Linux turns mbm_event on at mount where ABMC is (rdt_get_mon_l3_config). */
+    unsigned mode = pm->abmc && q->monitor != SCEN_MON_NONE;
+    x = conf_get(n, "mbm_assign_mode");
+    if (x && (rc = conf_enum(c, n, "mbm_assign_mode", CONF_REQ, assign_names, 2, &mode, e)))
+        return rc;
+    if (x && mode && !pm->abmc)
+        return conf_error(c, x, e, "%s has no assignable counters (ABMC, CPUID 0x80000020 EBX[5])",
+                          s->plat.name);
+    if (x && mode && q->monitor == SCEN_MON_NONE)
+        return conf_error(c, x, e, "counters count monitoring IDs, and monitor is none");
+    q->mbm_event = (int)mode;
+    q->assign_evts = (pm->total ? 1u : 0) | (pm->local ? 2u : 0);
+    if ((x = conf_get(n, "mbm_assign_events"))) {
+        if (!q->mbm_event)
+            return conf_error(c, x, e, "events get counters in mbm_event mode only");
+        if ((rc = conf_expect(c, x, CONF_SEQ, e)))
+            return rc;
+        q->assign_evts = 0;
+        for (unsigned k = 0; k < x->nkids; k++) {
+            struct conf_node *y = &x->kids[k];
+            unsigned i = 0;
+            while (y->type == CONF_SCALAR && i < 2 && strcmp(y->val, evt_names[i]))
+                i++;
+            if (i == 2 || !(i ? pm->local : pm->total))
+                return conf_error(c, y, e, "'%s': the events are %s",
+                                  y->type == CONF_SCALAR ? y->val : "",
+                                  pm->total && pm->local ? "total and local"
+                                  : pm->total            ? "total"
+                                                         : "local");
+            q->assign_evts |= 1u << i;
+        }
+    }
+    if ((x = conf_get(n, "io_alloc"))) {
+        const struct plat_alloc *a = &s->plat.cache[PLAT_L3].alloc;
+        uint64_t v;
+        if (!a->io)
+            return conf_error(c, x, e,
+                              "%s has no I/O allocation control (SDCIAE, CPUID 0x80000020 EBX[6])",
+                              s->plat.name);
+        if ((rc = conf_node_u64(c, x, 0, bits_mask(a->cbm_len), &v, e)) ||
+            (rc = check_mask(s, c, x, PLAT_L3, v, e)))
+            return rc;
+        q->has_io = 1;
+        q->io_cbm = v;
+    }
+    return 0;
+}
+
 static int load(struct scen *s, struct conf *c, struct err *e)
 {
     struct conf_node *n = conf_get(c->root, "qos");
@@ -330,7 +472,8 @@ static int load(struct scen *s, struct conf *c, struct err *e)
     struct scen_qos *q = &s->qos;
     int rc = conf_expect(c, n, CONF_MAP, e);
     if (!rc)
-        rc = conf_keys(c, n, e, "cdp", "monitor", "groups", NULL);
+        rc = conf_keys(c, n, e, "cdp", "monitor", "groups", "events", "mbm_assign_mode",
+                       "mbm_assign_events", "io_alloc", NULL);
     if (rc)
         return rc;
     q->present = 1;
@@ -372,6 +515,8 @@ static int load(struct scen *s, struct conf *c, struct err *e)
     if ((rc = conf_enum(c, n, "monitor", CONF_OPT, mon_names, 3, &mon, e)))
         return rc;
     q->monitor = (enum scen_mon)mon;
+    if ((rc = load_amd(s, c, n, e)))
+        return rc;
     struct conf_node *g = conf_get(n, "groups");
     if (g && (rc = load_groups(s, c, g, e)))
         return rc;
@@ -413,8 +558,22 @@ static int phase(struct scen *s, struct conf *c, struct conf_node *list, struct 
     for (unsigned i = 0; !rc && i < list->nkids; i++) {
         struct conf_node *m = &list->kids[i];
         const char *name = NULL;
-        if ((rc = conf_expect(c, m, CONF_MAP, e)) ||
-            (rc = conf_keys(c, m, e, "group", "tasks", "L3", "L2", "units", "mba", "limit",
+        if ((rc = conf_expect(c, m, CONF_MAP, e)))
+            return rc;
+        if (conf_get(m, "events")) {
+            /* BMEC's configuration is the domains', not a group's. */
+            if (conf_get(m, "group"))
+                return conf_error(c, conf_get(m, "group"), e,
+                                  "events configure every domain, not a group: give them in an "
+                                  "item of their own");
+            struct scen_set *o = &ph->set[ph->nset++];
+            *o = (struct scen_set){.kind = SCEN_QOS, .q.grp = UINT32_MAX, .q.line = m->line};
+            if ((rc = conf_keys(c, m, e, "events", NULL)) ||
+                (rc = load_events(s, c, conf_get(m, "events"), &o->q.has_evt, o->q.evt, e)))
+                return rc;
+            continue;
+        }
+        if ((rc = conf_keys(c, m, e, "group", "tasks", "L3", "L2", "units", "mba", "limit",
                             "reserve", "weight", "confidential", NULL)) ||
             (rc = conf_str(c, m, "group", CONF_REQ, &name, e)))
             return rc;

@@ -18,7 +18,35 @@ enum {
     MSR_L2_MASK_0 = 0xD10,
     MSR_MBA_0 = 0xD50,
     MSR_AMD_BW_0 = 0xC0000200,
+    /* AMD's later PQoS (APM vol. 2, 24593, ch. 19; Linux's msr-index.h) */
+    MSR_AMD_SMBA_0 = 0xC0000280,    /* L3QOS_SMBW_CONTROL_n (MSR_IA32_SMBA_BW_BASE) */
+    MSR_AMD_ABMC_CFG = 0xC00003FD,  /* L3_QOS_ABMC_CFG */
+    MSR_AMD_ABMC_DSC = 0xC00003FE,  /* L3_QOS_ABMC_DSC */
+    MSR_AMD_EXT_CFG = 0xC00003FF,   /* L3_QOS_EXT_CFG */
+    MSR_AMD_EVT_CFG_0 = 0xC0000400, /* QOS_EVT_CFG_n (MSR_IA32_EVT_CFG_BASE) */
 };
+/* L3_QOS_EXT_CFG (Figure 19-7) */
+#define EXT_ABMC_EN   (1ull << 0)
+#define EXT_SDCIAE_EN (1ull << 1)
+/* L3_QOS_ABMC_CFG (Figure 19-5): BwType [31:0], BwSrc [43:32], IsCOS [47],
+ * CtrID [52:48], CtrEn [62], CfgEn [63]; DSC adds CfgErr [63] (Figure 19-6). */
+#define ABMC_SRC_SHIFT 32
+#define ABMC_IS_COS    (1ull << 47)
+#define ABMC_ID_SHIFT  48
+#define ABMC_CTR_EN    (1ull << 62)
+#define ABMC_CFG_EN    (1ull << 63)
+#define ABMC_CFG_ERR   (1ull << 63)
+/* QM_EVTSEL.ExtEvtID [31] with EvtID 1, L3CacheABMC (Table 19-6). */
+#define EVTSEL_EXT (1ull << 31)
+#define EVT_ABMC   1
+
+const char *const rdt_bw_type_name[RDT_NBW_TYPES] = {"local_reads",
+                                                     "remote_reads",
+                                                     "local_non_temporal_writes",
+                                                     "remote_non_temporal_writes",
+                                                     "local_reads_slow_memory",
+                                                     "remote_reads_slow_memory",
+                                                     "dirty_victim_writes_all"};
 #define CTR_E (1ull << 63)
 #define CTR_U (1ull << 62)
 
@@ -28,6 +56,48 @@ static void cpuid(const struct hw_x86_if *r, uint32_t leaf, uint32_t sub, uint32
 {
     if (r->cpuid(r->ctx, 0, leaf, sub, o) != HW_OK)
         memset(o, 0, 4 * sizeof *o);
+}
+
+/* BE's later members, CPUID 0x80000020 sub-leaf 0 EBX (APM vol. 2, 19.4.4):
+ * SMBA [2] with its limit's width and classes in sub-leaf 2 (19.4.6), and
+ * SDCIAE [6] (19.4.7). Both sit under 0x80000008 EBX[6], BE. */
+static void amd_be(const struct hw_x86_if *r, uint32_t be, struct rdt_caps *c)
+{
+    uint32_t o[4];
+    if ((be >> 2) & 1) {
+        cpuid(r, 0x80000020, 2, o);
+        c->smba = 1;
+        c->smba_len = o[0];
+        c->smba_cos = o[3] + 1;
+    }
+    c->sdciae = (be >> 6) & 1;
+}
+
+/* The monitoring members of 0x80000020 sub-leaf 0 EBX (19.3.3): BMEC [3],
+ * with sub-leaf 3's event count (EBX[7:0]) and transaction types (ECX), and
+ * ABMC [5], with sub-leaf 5's counter count (EBX[15:0] + 1) and by-COS bit
+ * (ECX[0]). Linux reads the leaf without 0x80000008's BE bit (it is
+ * monitoring, under PQM), and so does this. */
+static void amd_mon(const struct hw_x86_if *r, struct rdt_caps *c)
+{
+    uint32_t o[4];
+    cpuid(r, 0x80000000, 0, o);
+    if (o[0] < 0x80000020)
+        return;
+    cpuid(r, 0x80000020, 0, o);
+    uint32_t b = o[1];
+    if ((b >> 3) & 1 || (b >> 5) & 1) {
+        cpuid(r, 0x80000020, 3, o);
+        c->bmec = (b >> 3) & 1;
+        c->bmec_evts = c->bmec ? o[1] & 0xff : 0;
+        c->bw_types = o[2];
+    }
+    if ((b >> 5) & 1) {
+        cpuid(r, 0x80000020, 5, o);
+        c->abmc = 1;
+        c->abmc_ctrs = (o[1] & 0xffff) + 1;
+        c->abmc_by_cos = o[2] & 1;
+    }
 }
 
 int rdt_enumerate(const struct hw_x86_if *r, struct rdt_caps *c, struct err *e)
@@ -90,15 +160,19 @@ int rdt_enumerate(const struct hw_x86_if *r, struct rdt_caps *c, struct err *e)
             cpuid(r, 0x80000008, 0, o);
             if (((o[1] >> 6) & 1) && max_ext >= 0x80000020) {
                 cpuid(r, 0x80000020, 0, o);
-                if ((o[1] >> 1) & 1) {
+                uint32_t be = o[1];
+                if ((be >> 1) & 1) {
                     cpuid(r, 0x80000020, 1, o);
                     c->l3be = 1;
                     c->bw_len = o[0];
                     c->l3be_cos = o[3] + 1;
                 }
+                amd_be(r, be, c);
             }
         }
     }
+    if (c->amd && c->num_rmid)
+        amd_mon(r, c);
     if (!c->num_rmid && !c->cat[RDT_L3].present && !c->cat[RDT_L2].present && !c->mba && !c->l3be)
         return err_set(e, -QOSIM_EUNSUP,
                        "no platform QoS: CPUID enumerates neither monitoring "
@@ -129,6 +203,8 @@ static unsigned usable_cos(const struct rdt *d)
         n = n && n < c->mba_cos ? n : c->mba_cos;
     if (c->l3be)
         n = n && n < c->l3be_cos ? n : c->l3be_cos;
+    if (c->smba)
+        n = n && n < c->smba_cos ? n : c->smba_cos;
     return n ? n : 1;
 }
 
@@ -321,6 +397,21 @@ int rdt_set_mba(struct rdt *d, unsigned dom, unsigned cos, unsigned percent, str
     return wr(d, (unsigned)cpu, MSR_MBA_0 + cos, percent, e);
 }
 
+/* An AMD rate limit (L3BE, SMBA) in its register's form: 1/8 GB/s units
+ * below 2^len, bit len alone for unlimited (56375; APM vol. 2, 19.4.5-6). */
+static int amd_rate(double bytes_per_sec, unsigned len, uint64_t *v, struct err *e)
+{
+    *v = 1ull << len; /* U: unlimited */
+    if (bytes_per_sec > 0) {
+        double steps = bytes_per_sec / 0.125e9; /* 1/8 GB/s units (56375) */
+        if (steps >= (double)bits_mask(len) + 1)
+            return err_set(e, -QOSIM_EINVAL, "%.3g GB/s is above the largest limit, %.3f GB/s",
+                           bytes_per_sec / 1e9, (double)bits_mask(len) / 8);
+        *v = steps < 1 ? 1 : (uint64_t)steps;
+    }
+    return 0;
+}
+
 int rdt_set_l3be(struct rdt *d, unsigned dom, unsigned cos, double bytes_per_sec, struct err *e)
 {
     const struct rdt_caps *c = &d->caps;
@@ -329,15 +420,227 @@ int rdt_set_l3be(struct rdt *d, unsigned dom, unsigned cos, double bytes_per_sec
         return err_set(e, -QOSIM_EUNSUP, "L3 bandwidth enforcement is not enumerated");
     if (cpu < 0 || cos >= c->l3be_cos)
         return err_set(e, -QOSIM_EINVAL, "L3BE domain %u COS %u does not exist", dom, cos);
-    uint64_t v = 1ull << c->bw_len; /* U: unlimited */
-    if (bytes_per_sec > 0) {
-        double steps = bytes_per_sec / 0.125e9; /* 1/8 GB/s units (56375) */
-        if (steps >= (double)bits_mask(c->bw_len) + 1)
-            return err_set(e, -QOSIM_EINVAL, "%.3g GB/s is above the largest limit, %.3f GB/s",
-                           bytes_per_sec / 1e9, (double)bits_mask(c->bw_len) / 8);
-        v = steps < 1 ? 1 : (uint64_t)steps;
+    uint64_t v;
+    int rc = amd_rate(bytes_per_sec, c->bw_len, &v, e);
+    return rc ? rc : wr(d, (unsigned)cpu, MSR_AMD_BW_0 + cos, v, e);
+}
+
+/* SMBA's limits are per L3 domain and COS, like L3BE's (APM vol. 2, 19.4.6;
+ * Linux's SMBA resource has the L3's domains). */
+int rdt_set_smba(struct rdt *d, unsigned dom, unsigned cos, double bytes_per_sec, struct err *e)
+{
+    const struct rdt_caps *c = &d->caps;
+    int cpu = cpu_of(d, RDT_L3, dom);
+    if (!c->smba)
+        return err_set(e, -QOSIM_EUNSUP, "slow memory bandwidth allocation is not enumerated");
+    if (cpu < 0 || cos >= c->smba_cos)
+        return err_set(e, -QOSIM_EINVAL, "SMBA domain %u COS %u does not exist", dom, cos);
+    uint64_t v;
+    int rc = amd_rate(bytes_per_sec, c->smba_len, &v, e);
+    return rc ? rc : wr(d, (unsigned)cpu, MSR_AMD_SMBA_0 + cos, v, e);
+}
+
+/* ---- AMD BMEC, ABMC, SDCIAE (APM vol. 2, 19.3.3.2-3, 19.4.7) ---- */
+
+static int evt_cfg_msr(const struct rdt *d, unsigned dom, unsigned evt, int *cpu, struct err *e)
+{
+    if (!d->caps.bmec)
+        return err_set(e, -QOSIM_EUNSUP, "bandwidth event configuration (BMEC) is not enumerated");
+    if (evt != RDT_EVT_TOTAL && evt != RDT_EVT_LOCAL)
+        return err_set(e, -QOSIM_EINVAL, "event %u has no configuration (total 2, local 3)", evt);
+    if ((*cpu = cpu_of(d, RDT_L3, dom)) < 0)
+        return err_set(e, -QOSIM_EINVAL, "L3 domain %u does not exist", dom);
+    return 0;
+}
+
+int rdt_get_evt_cfg(struct rdt *d, unsigned dom, unsigned evt, uint32_t *types, struct err *e)
+{
+    int cpu, rc = evt_cfg_msr(d, dom, evt, &cpu, e);
+    uint64_t v = 0;
+    if (!rc)
+        rc = rd(d, (unsigned)cpu, MSR_AMD_EVT_CFG_0 + evt - RDT_EVT_TOTAL, &v, e);
+    if (!rc)
+        *types = (uint32_t)v;
+    return rc;
+}
+
+/* QOS_EVT_CFG_0 is the total event's, _1 the local's (Table 19-9). Linux
+ * reads the domain's value first and writes only a change
+ * (mbm_config_write_domain), since a write restarts every counter. */
+int rdt_set_evt_cfg(struct rdt *d, unsigned dom, unsigned evt, uint32_t types, struct err *e)
+{
+    int cpu, rc = evt_cfg_msr(d, dom, evt, &cpu, e);
+    if (rc)
+        return rc;
+    if (types & ~d->caps.bw_types)
+        return err_set(e, -QOSIM_EINVAL,
+                       "transaction types 0x%x: this part counts only 0x%x (CPUID 0x80000020.3 "
+                       "ECX)",
+                       types, d->caps.bw_types);
+    uint32_t now;
+    if ((rc = rdt_get_evt_cfg(d, dom, evt, &now, e)) || now == types)
+        return rc;
+    return wr(d, (unsigned)cpu, MSR_AMD_EVT_CFG_0 + evt - RDT_EVT_TOTAL, types, e);
+}
+
+/* One bit of L3_QOS_EXT_CFG on every CPU of every L3 domain, read, changed
+ * and written back, as Linux's resctrl_abmc_set_one_amd and
+ * resctrl_sdciae_set_one_amd do (msr_set_bit / msr_clear_bit): the
+ * register holds both enables. */
+static int ext_cfg_set(struct rdt *d, uint64_t bit, int on, struct err *e)
+{
+    int rc = 0;
+    for (unsigned cpu = 0; cpu < d->r.ncpu && !rc; cpu++) {
+        uint64_t v = 0;
+        if ((rc = rd(d, cpu, MSR_AMD_EXT_CFG, &v, e)))
+            break;
+        uint64_t nv = on ? v | bit : v & ~bit;
+        if (nv != v)
+            rc = wr(d, cpu, MSR_AMD_EXT_CFG, nv, e);
     }
-    return wr(d, (unsigned)cpu, MSR_AMD_BW_0 + cos, v, e);
+    return rc;
+}
+
+int rdt_set_abmc(struct rdt *d, int on, struct err *e)
+{
+    if (!d->caps.abmc)
+        return err_set(e, -QOSIM_EUNSUP, "assignable bandwidth counters (ABMC) are not enumerated");
+    int rc = ext_cfg_set(d, EXT_ABMC_EN, on, e);
+    if (!rc)
+        d->abmc_on = on != 0;
+    return rc;
+}
+
+static int abmc_cfg(struct rdt *d, unsigned dom, unsigned cntr, uint64_t v, struct err *e)
+{
+    int cpu = cpu_of(d, RDT_L3, dom);
+    if (!d->caps.abmc || !d->abmc_on)
+        return err_set(e, -QOSIM_EUNSUP, "ABMC is %s", d->caps.abmc ? "off" : "not enumerated");
+    if (cpu < 0 || cntr >= d->caps.abmc_ctrs)
+        return err_set(e, -QOSIM_EINVAL, "L3 domain %u counter %u does not exist (%u counters)",
+                       dom, cntr, d->caps.abmc_ctrs);
+    return wr(d, (unsigned)cpu, MSR_AMD_ABMC_CFG, v | (uint64_t)cntr << ABMC_ID_SHIFT, e);
+}
+
+/* CfgEn, CtrEn, the source and the types in one write on a CPU of the
+ * domain (Linux: resctrl_arch_config_cntr through resctrl_abmc_config_one_amd);
+ * the counter restarts from zero. Then L3_QOS_ABMC_DSC says whether the
+ * part took it (CfgErr, Figure 19-6): the same CPU's CFG.CtrID selects it. */
+int rdt_abmc_assign(struct rdt *d, unsigned dom, unsigned cntr, int is_cos, unsigned src,
+                    uint32_t types, struct err *e)
+{
+    const struct rdt_caps *c = &d->caps;
+    if (is_cos && c->abmc && !c->abmc_by_cos)
+        return err_set(e, -QOSIM_EINVAL, "this part's counters count RMIDs only");
+    if (is_cos ? src >= d->num_cos : src >= c->num_rmid)
+        return err_set(e, -QOSIM_EINVAL, "%s %u does not exist", is_cos ? "COS" : "RMID", src);
+    if (types & ~c->bw_types)
+        return err_set(e, -QOSIM_EINVAL, "transaction types 0x%x: this part counts only 0x%x",
+                       types, c->bw_types);
+    uint64_t v = ABMC_CFG_EN | ABMC_CTR_EN | (is_cos ? ABMC_IS_COS : 0) |
+                 (uint64_t)src << ABMC_SRC_SHIFT | types;
+    int rc = abmc_cfg(d, dom, cntr, v, e);
+    uint64_t dsc = 0;
+    if (!rc)
+        rc = rd(d, (unsigned)cpu_of(d, RDT_L3, dom), MSR_AMD_ABMC_DSC, &dsc, e);
+    if (!rc && (dsc & ABMC_CFG_ERR))
+        rc = err_set(e, -QOSIM_EIO,
+                     "L3 domain %u counter %u: the configuration was refused (CfgErr)", dom, cntr);
+    return rc;
+}
+
+/* CfgEn with CtrEn clear: the counter stops and reads zero (Figure 19-6). */
+int rdt_abmc_unassign(struct rdt *d, unsigned dom, unsigned cntr, struct err *e)
+{
+    return abmc_cfg(d, dom, cntr, ABMC_CFG_EN, e);
+}
+
+/* Linux's __cntr_id_read: ExtEvtID, EvtID L3CacheABMC and the counter ID in
+ * the RMID field, then QM_CTR. */
+static int abmc_raw(struct rdt *d, unsigned dom, unsigned cntr, uint64_t *raw, struct err *e)
+{
+    int cpu = cpu_of(d, RDT_L3, dom);
+    if (!d->abmc_on)
+        return err_set(e, -QOSIM_EUNSUP, "ABMC is off");
+    if (cpu < 0 || cntr >= d->caps.abmc_ctrs)
+        return err_set(e, -QOSIM_EINVAL, "L3 domain %u counter %u does not exist", dom, cntr);
+    uint64_t v;
+    int rc = wr(d, (unsigned)cpu, MSR_QM_EVTSEL, EVTSEL_EXT | (uint64_t)cntr << 32 | EVT_ABMC, e);
+    if (!rc)
+        rc = rd(d, (unsigned)cpu, MSR_QM_CTR, &v, e);
+    if (rc)
+        return rc;
+    if (v & CTR_E)
+        return err_set(e, -QOSIM_EINVAL, "QM_CTR: E (counter %u)", cntr);
+    if (v & CTR_U)
+        return err_set(e, -QOSIM_EIO, "QM_CTR: U (no data for counter %u now)", cntr);
+    *raw = v & bits_mask(d->caps.width);
+    return 0;
+}
+
+int rdt_abmc_read(struct rdt *d, unsigned dom, unsigned cntr, uint64_t *bytes, struct err *e)
+{
+    uint64_t raw;
+    int rc = abmc_raw(d, dom, cntr, &raw, e);
+    if (!rc)
+        *bytes = raw * d->caps.scale;
+    return rc;
+}
+
+int rdt_abmc_update(struct rdt *d, unsigned dom, unsigned cntr, struct rdt_mbm *st, struct err *e)
+{
+    uint64_t raw;
+    int rc = abmc_raw(d, dom, cntr, &raw, e);
+    if (rc)
+        return rc;
+    if (st->valid)
+        st->bytes += ((raw - st->prev) & bits_mask(d->caps.width)) * d->caps.scale;
+    st->prev = raw;
+    st->valid = 1;
+    return 0;
+}
+
+unsigned rdt_io_cos(const struct rdt *d)
+{
+    const struct rdt_cat *t = &d->caps.cat[RDT_L3];
+    unsigned n = d->cdp_on[RDT_L3] ? t->num_cos / 2 : t->num_cos;
+    return n ? n - 1 : 0;
+}
+
+/* resctrl's io_alloc takes the highest CLOSID, and refuses while a group
+ * uses it (resctrl_io_alloc_closid_supported / "CLOSID ... in use"). */
+int rdt_set_sdciae(struct rdt *d, int on, struct err *e)
+{
+    if (!d->caps.sdciae || !d->caps.cat[RDT_L3].present)
+        return err_set(e, -QOSIM_EUNSUP, "SDCI allocation enforcement (SDCIAE) is not enumerated");
+    unsigned cos = rdt_io_cos(d);
+    int held = (d->cos_used[cos / 64] >> (cos % 64)) & 1;
+    if (on && !d->sdciae_on && held && cos)
+        return err_set(e, -QOSIM_EINVAL, "COS %u, SDCIAE's, is in use by a group", cos);
+    int rc = ext_cfg_set(d, EXT_SDCIAE_EN, on, e);
+    if (rc)
+        return rc;
+    if (on && cos)
+        d->cos_used[cos / 64] |= 1ull << (cos % 64);
+    else if (d->sdciae_on && cos)
+        d->cos_used[cos / 64] &= ~(1ull << (cos % 64));
+    d->sdciae_on = on != 0;
+    return 0;
+}
+
+/* L3_MASK_n, n = COS_MAX of CPUID 0x10.1, with or without CDP (19.4.7). */
+int rdt_set_io_cbm(struct rdt *d, unsigned dom, uint64_t cbm, struct err *e)
+{
+    const struct rdt_cat *t = &d->caps.cat[RDT_L3];
+    int cpu = cpu_of(d, RDT_L3, dom);
+    if (!d->caps.sdciae || !t->present)
+        return err_set(e, -QOSIM_EUNSUP, "SDCIAE is not enumerated");
+    if (cpu < 0)
+        return err_set(e, -QOSIM_EINVAL, "L3 domain %u does not exist", dom);
+    if (cbm & ~bits_mask(t->cbm_len))
+        return err_set(e, -QOSIM_EINVAL, "mask 0x%llx is wider than %u bits",
+                       (unsigned long long)cbm, t->cbm_len);
+    return wr(d, (unsigned)cpu, MSR_L3_MASK_0 + t->num_cos - 1, cbm, e);
 }
 
 static int mon_raw(struct rdt *d, unsigned dom, unsigned evt, unsigned rmid, uint64_t *raw,

@@ -37,7 +37,33 @@ struct rdt_caps {
     int l3be;        /* AMD L3 external bandwidth enforcement */
     unsigned bw_len; /* bits of the limit */
     unsigned l3be_cos;
+    /* AMD's later PQoS, CPUID 0x80000020 (APM vol. 2, 24593, 19.3.3, 19.4): */
+    int smba;           /* slow memory bandwidth allocation (sub-leaf 0 EBX[2]) */
+    unsigned smba_len;  /* sub-leaf 2 EAX: bits of its limit */
+    unsigned smba_cos;  /* sub-leaf 2 EDX: COS_MAX + 1 */
+    int bmec;           /* bandwidth monitoring event configuration (EBX[3]) */
+    unsigned bmec_evts; /* sub-leaf 3 EBX[7:0]: configurable events (QOS_EVT_CFG_n) */
+    uint32_t bw_types;  /* sub-leaf 3 ECX: transaction types the part can count */
+    int abmc;           /* assignable bandwidth monitoring counters (EBX[5]) */
+    unsigned abmc_ctrs; /* sub-leaf 5 EBX[15:0] + 1: counters per L3 domain */
+    int abmc_by_cos;    /* sub-leaf 5 ECX[0]: a counter may count a COS */
+    int sdciae;         /* smart data cache injection allocation enforcement (EBX[6]) */
 };
+
+/* BMEC's transaction types, bit i of QOS_EVT_CFG_n and L3_QOS_ABMC_CFG.BwType
+ * (APM vol. 2, Table 19-9), under the names resctrl gives them
+ * (fs/resctrl/monitor.c, mbm_transactions[]; resctrl.rst "event_filter"). */
+enum {
+    RDT_BW_LOCAL_READS,
+    RDT_BW_REMOTE_READS,
+    RDT_BW_LOCAL_NT_WRITES,
+    RDT_BW_REMOTE_NT_WRITES,
+    RDT_BW_LOCAL_SLOW_READS,
+    RDT_BW_REMOTE_SLOW_READS,
+    RDT_BW_DIRTY_VICTIMS,
+    RDT_NBW_TYPES
+};
+extern const char *const rdt_bw_type_name[RDT_NBW_TYPES];
 
 /* Monitoring state of one (RMID, event) in one L3 domain: the last raw
  * count and the running 64-bit total, so counter wraps are not lost as long
@@ -58,6 +84,8 @@ struct rdt {
     uint64_t *assoc;         /* [ncpu] last PQR_ASSOC written: a switch that changes
                                 nothing writes nothing, as Linux's resctrl does */
     int cdp_on[RDT_NRES];
+    int abmc_on;   /* every domain's CPUs have L3_QOS_EXT_CFG.ABMC_En set */
+    int sdciae_on; /* ... and SDCIAE_En: the highest CLOS is the I/O agents' */
 };
 
 /* Enumerates and resets the driver's view; fails if there is no QoS at all. */
@@ -91,6 +119,42 @@ int rdt_set_mba(struct rdt *d, unsigned dom, unsigned cos, unsigned percent, str
 /* AMD L3BE: limit COS cos in L3 domain dom to bytes_per_sec (0: unlimited),
  * rounded down to the 1/8 GB/s step (at least one step). */
 int rdt_set_l3be(struct rdt *d, unsigned dom, unsigned cos, double bytes_per_sec, struct err *e);
+
+/* AMD SMBA: limit COS cos's reads from slow memory in L3 domain dom to
+ * bytes_per_sec (0: unlimited), in 1/8 GB/s steps as rdt_set_l3be. */
+int rdt_set_smba(struct rdt *d, unsigned dom, unsigned cos, double bytes_per_sec, struct err *e);
+
+/* AMD BMEC: the transaction types (RDT_BW_* bits) event evt (RDT_EVT_TOTAL
+ * or RDT_EVT_LOCAL) counts in L3 domain dom. Setting a new value clears
+ * every RMID's counters of the domain (their next read is U); the same
+ * value is not written again, as Linux's mbm_config_write_domain skips it. */
+int rdt_get_evt_cfg(struct rdt *d, unsigned dom, unsigned evt, uint32_t *types, struct err *e);
+int rdt_set_evt_cfg(struct rdt *d, unsigned dom, unsigned evt, uint32_t types, struct err *e);
+
+/* AMD ABMC on or off: L3_QOS_EXT_CFG.ABMC_En read, changed and written on
+ * every CPU of every L3 domain, as Linux's _resctrl_abmc_enable does; a
+ * change resets every counter and assignment. */
+int rdt_set_abmc(struct rdt *d, int on, struct err *e);
+/* Counter cntr of L3 domain dom to count the transaction types `types` of
+ * RMID src (or of COS src with is_cos), from zero; unassign stops it. */
+int rdt_abmc_assign(struct rdt *d, unsigned dom, unsigned cntr, int is_cos, unsigned src,
+                    uint32_t types, struct err *e);
+int rdt_abmc_unassign(struct rdt *d, unsigned dom, unsigned cntr, struct err *e);
+/* A read of counter cntr (QM_EVTSEL.ExtEvtID, EvtID L3CacheABMC), in bytes;
+ * -QOSIM_EINVAL for E, -QOSIM_EIO for U, as rdt_mon_read. */
+int rdt_abmc_read(struct rdt *d, unsigned dom, unsigned cntr, uint64_t *bytes, struct err *e);
+/* The same into a running total across wraps, as rdt_mbm_update. */
+int rdt_abmc_update(struct rdt *d, unsigned dom, unsigned cntr, struct rdt_mbm *st, struct err *e);
+
+/* AMD SDCIAE on or off (L3_QOS_EXT_CFG.SDCIAE_En on every CPU, as resctrl's
+ * io_alloc): I/O's L3 fills then go to the ways of the highest CLOS's mask,
+ * which this reserves (refused while a group holds it). */
+int rdt_set_sdciae(struct rdt *d, int on, struct err *e);
+/* The CLOS SDCIAE confines I/O to: COS_MAX of the L3 (without CDP; with CDP,
+ * the highest pair's code mask, L3_MASK_n with n = COS_MAX). */
+unsigned rdt_io_cos(const struct rdt *d);
+/* The I/O agents' L3 mask in domain dom (the MSR L3_MASK_COS_MAX). */
+int rdt_set_io_cbm(struct rdt *d, unsigned dom, uint64_t cbm, struct err *e);
 
 /* One monitoring read of (event, rmid) in L3 domain dom: *raw is the
  * counter, already scaled to bytes. Returns 0, or -QOSIM_EINVAL for E

@@ -34,6 +34,18 @@ static int has_l3be(const struct x86 *x)
     return x->amd && x->p->bw.kind == BW_RATE;
 }
 
+/* AMD BMEC and ABMC, further down. */
+static void mbm_clear(struct x86 *x, unsigned d, unsigned rmid);
+static int has_bmec(const struct x86 *x);
+static int has_abmc(const struct x86 *x);
+static int has_sdciae(const struct x86 *x);
+static int has_smba(const struct x86 *x);
+static void sdciae_apply(struct x86 *x, unsigned d);
+static int abmc_on(const struct x86 *x, unsigned d);
+static int abmc_enabled_on(const struct x86 *x, unsigned cpu);
+static uint64_t amd_mbm_read(struct x86 *x, unsigned d, unsigned rmid, unsigned n);
+static uint64_t abmc_read(const struct x86 *x, unsigned d, unsigned evt, unsigned id);
+
 /* ---- registers as data ---- */
 
 enum x86_scope { SC_THREAD, SC_L3, SC_L2, SC_QOS_DOMAIN, SC_PACKAGE };
@@ -101,7 +113,7 @@ static void apply_masks(struct x86 *x, enum plat_level l, unsigned i)
 static unsigned assoc_count(const struct x86 *x, const struct x86_reg *r)
 {
     (void)r;
-    return x->nrmid || has_cat(x, PLAT_L3) || has_cat(x, PLAT_L2) || x->bw_cos;
+    return x->nrmid || has_cat(x, PLAT_L3) || has_cat(x, PLAT_L2) || x->bw_cos || x->sbw_cos;
 }
 
 static enum hw_fault assoc_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
@@ -144,7 +156,7 @@ static void amd_track(struct x86 *x, unsigned d, unsigned rmid)
                 drop = r;
         if (drop < x->nrmid)
             t[drop] = 0;
-        mach_bytes_clear(x->m, d, rmid);
+        mbm_clear(x, d, rmid);
     }
     t[rmid] = ++x->seq;
 }
@@ -169,6 +181,8 @@ static enum hw_fault assoc_write(struct x86 *x, const struct x86_reg *r, unsigne
         lim = cos_limit(x, PLAT_L2, p->l2->inst);
     if (x->bw_cos > lim)
         lim = x->bw_cos;
+    if (x->sbw_cos > lim) /* AMD SMBA's classes */
+        lim = x->sbw_cos;
     if (cos >= lim)
         return HW_GP;
     x->assoc[cpu] = v;
@@ -178,7 +192,11 @@ static enum hw_fault assoc_write(struct x86 *x, const struct x86_reg *r, unsigne
     return HW_OK;
 }
 
-/* QM_EVTSEL: EvtID [7:0], RMID [41:32]; other bits reserved (SDM 17.16.7). */
+/* QM_EVTSEL: EvtID [7:0], RMID [41:32]; other bits reserved (SDM 17.16.7).
+ * AMD with ABMC adds ExtEvtID [31], "MBZ unless L3_QOS_EXT_CFG.ABMC_En is
+ * set" (APM vol. 2, Figure 19-2), this CPU's copy; with it the RMID field
+ * holds a counter ID, to which the same #GP rule applies (project choice:
+ * the APM's rule is on the field's value). */
 static unsigned mon_count(const struct x86 *x, const struct x86_reg *r)
 {
     (void)r;
@@ -199,7 +217,8 @@ static enum hw_fault evtsel_write(struct x86 *x, const struct x86_reg *r, unsign
 {
     (void)r;
     (void)n;
-    if (v & ~(HW_FMASK(QM_EVTSEL, EVTID) | HW_FMASK(QM_EVTSEL, RMID)))
+    uint64_t ext = has_abmc(x) && abmc_enabled_on(x, cpu) ? HW_FMASK(QM_EVTSEL, ExtEvtID) : 0;
+    if (v & ~(HW_FMASK(QM_EVTSEL, EVTID) | HW_FMASK(QM_EVTSEL, RMID) | ext))
         return HW_GP;
     if (HW_FGET(v, QM_EVTSEL, RMID) >= x->nrmid)
         return HW_GP;
@@ -225,12 +244,25 @@ static enum hw_fault ctr_read(struct x86 *x, const struct x86_reg *r, unsigned c
     uint64_t sel = x->evtsel[inst(x, SC_QOS_DOMAIN, cpu)];
     unsigned evt = (unsigned)HW_FGET(sel, QM_EVTSEL, EVTID),
              rmid = (unsigned)HW_FGET(sel, QM_EVTSEL, RMID), dom = x->m->cpu[cpu].domain;
+    if (HW_FGET(sel, QM_EVTSEL, ExtEvtID)) { /* AMD ABMC: RMID is a counter ID */
+        *v = abmc_read(x, dom, evt, rmid);
+        return HW_OK;
+    }
     if (!event_supported(x, evt) || rmid >= x->nrmid) {
         *v = HW_FMASK(QM_CTR, E);
         return HW_OK;
     }
-    if (evt != X86_EVT_OCCUPANCY && x->amd && !x->tracked[(size_t)dom * x->nrmid + rmid]) {
+    /* In ABMC mode the assignments, not the tracker, say what is counted:
+     * "When enabled, the bandwidth monitoring hardware will only track
+     * memory bandwidth used by the sources and Bandwidth Types configured
+     * through the L3_QOS_ABMC_CFG_n MSRs" (APM vol. 2, 19.3.3.3). */
+    if (evt != X86_EVT_OCCUPANCY && x->amd && !x->tracked[(size_t)dom * x->nrmid + rmid] &&
+        !abmc_on(x, dom)) {
         *v = HW_FMASK(QM_CTR, U);
+        return HW_OK;
+    }
+    if (evt != X86_EVT_OCCUPANCY && (has_bmec(x) || has_abmc(x))) {
+        *v = amd_mbm_read(x, dom, rmid, evt - X86_EVT_TOTAL);
         return HW_OK;
     }
     uint64_t c;
@@ -305,6 +337,8 @@ static enum hw_fault mask_write(struct x86 *x, const struct x86_reg *r, unsigned
     unsigned i = inst(x, r->scope, cpu);
     x->mask[l][(size_t)i * x->ncos[l] + n] = v;
     apply_masks(x, l, i);
+    if (l == PLAT_L3 && n == x->ncos[l] - 1 && has_sdciae(x))
+        sdciae_apply(x, i); /* SDCIAE's mask (registers.md 1.6) */
     return HW_OK;
 }
 
@@ -425,6 +459,389 @@ static enum hw_fault l3be_write(struct x86 *x, const struct x86_reg *r, unsigned
     return HW_OK;
 }
 
+/* ---- AMD BMEC, ABMC and SDCIAE (APM vol. 2, 24593, ch. 19; registers.md 1.6) ---- */
+
+/* The transaction types an implementation can count, CPUID 0x80000020.3
+ * ECX (APM vol. 2, 19.3.3.2): all seven here (project choice: the profile
+ * has no key for fewer; a type the machine never sees counts 0). */
+#define AMD_BW_TYPES 0x7Fu
+/* What QOS_EVT_CFG_0 and _1 reset to: total and local bandwidth (APM vol.
+ * 2, Table 19-9); resctrl.rst ("mbm_total_bytes_config") gives the values
+ * Linux finds there, 0x7F and 0x15. Without BMEC the events' types are
+ * fixed, and assignable counters match these (project choice). */
+static const uint64_t evt_cfg_reset[2] = {0x7F, 0x15};
+
+static int has_bmec(const struct x86 *x)
+{
+    return x->amd && x->nrmid && x->p->mon.bmec;
+}
+
+static int has_abmc(const struct x86 *x)
+{
+    return x->amd && x->nrmid && x->p->mon.abmc;
+}
+
+static int has_sdciae(const struct x86 *x)
+{
+    return x->amd && has_cat(x, PLAT_L3) && x->p->cache[PLAT_L3].alloc.io;
+}
+
+/* L3_QOS_EXT_CFG exists with ABMC (19.3.3.3, "L3_QOS_EXT_CFG MSR"), and
+ * with SDCIAE, which it enables (19.4.7; project choice for a part that has
+ * SDCIAE alone). Its bits for absent features read as zero, as [63:2] do. */
+static uint64_t ext_cfg_bits(const struct x86 *x)
+{
+    return (has_abmc(x) ? HW_FMASK(L3_QOS_EXT_CFG, ABMC_En) : 0) |
+           (has_sdciae(x) ? HW_FMASK(L3_QOS_EXT_CFG, SDCIAE_En) : 0);
+}
+
+static int abmc_on(const struct x86 *x, unsigned d)
+{
+    return has_abmc(x) && HW_FGET(x->ext_mode[d], L3_QOS_EXT_CFG, ABMC_En);
+}
+
+/* The transaction types event n (0: EvtID 2, 1: EvtID 3) counts in domain d. */
+static uint32_t evt_types(const struct x86 *x, unsigned d, unsigned n)
+{
+    return (uint32_t)(has_bmec(x) ? x->evt_cfg[(size_t)d * 2 + n] : evt_cfg_reset[n]);
+}
+
+static size_t mbm_at(const struct x86 *x, unsigned d, unsigned rmid, unsigned n)
+{
+    return ((size_t)d * x->nrmid + rmid) * 2 + n;
+}
+
+/* The bandwidth counters of RMID rmid in domain d start again from zero
+ * (BMEC keeps its own base: its events count other types than mach_bytes). */
+static void mbm_clear(struct x86 *x, unsigned d, unsigned rmid)
+{
+    mach_bytes_clear(x->m, d, rmid);
+    if (!has_bmec(x))
+        return;
+    for (unsigned n = 0; n < 2; n++)
+        x->mbm_base[mbm_at(x, d, rmid, n)] = mach_traffic(x->m, d, rmid, evt_types(x, d, n));
+}
+
+/* A count of raw bytes in QM_CTR's units and width. */
+static uint64_t ctr_units(const struct x86 *x, uint64_t bytes)
+{
+    return bytes / x->p->mon.scale & bits_mask(x->p->mon.width);
+}
+
+static uint64_t abmc_source_bytes(const struct x86 *x, unsigned d, uint64_t dsc)
+{
+    unsigned src = (unsigned)HW_FGET(dsc, L3_QOS_ABMC_CFG, BwSrc);
+    uint32_t types = (uint32_t)HW_FGET(dsc, L3_QOS_ABMC_CFG, BwType);
+    return HW_FGET(dsc, L3_QOS_ABMC_CFG, IsCOS) ? mach_traffic_cls(x->m, d, src, types)
+                                                : mach_traffic(x->m, d, src, types);
+}
+
+/* An assignable counter's count: zero while CtrEn is clear ("When cleared,
+ * the selected counter is also zero", Figure 19-6). */
+static uint64_t abmc_count(const struct x86 *x, unsigned d, const struct x86_abmc *a)
+{
+    if (!HW_FGET(a->dsc, L3_QOS_ABMC_CFG, CtrEn))
+        return 0;
+    return ctr_units(x, abmc_source_bytes(x, d, a->dsc) - a->base);
+}
+
+/* QM_CTR of EvtID 2 or 3 (n = 0, 1) on AMD with BMEC or ABMC, for an RMID
+ * the legacy tracker follows (ctr_read has dealt with the others).
+ * ABMC on: "If an assignable bandwidth counter is monitoring that RMID with
+ * a BwType bitmask that matches a QOS_EVT_CFG_n, that counter's value will
+ * be returned", the lowest CtrID of several (19.3.3.3, "Reading the ABMC
+ * Counters"); with none, U (project choice: the APM says nothing, and U is
+ * its "count not available"; resctrl reports such an event Unavailable).
+ * BMEC: the configured types since the last clear; after a configuration
+ * change the first read of each RMID and event is U (resctrl.rst,
+ * "mbm_total_bytes_config"). */
+static uint64_t amd_mbm_read(struct x86 *x, unsigned d, unsigned rmid, unsigned n)
+{
+    if (abmc_on(x, d)) {
+        uint32_t want = evt_types(x, d, n);
+        const struct x86_abmc *a = &x->abmc[(size_t)d * x->p->mon.abmc];
+        for (unsigned i = 0; i < x->p->mon.abmc; i++) {
+            uint64_t c = a[i].dsc;
+            if (HW_FGET(c, L3_QOS_ABMC_CFG, CtrEn) && !HW_FGET(c, L3_QOS_ABMC_CFG, IsCOS) &&
+                HW_FGET(c, L3_QOS_ABMC_CFG, BwSrc) == rmid &&
+                HW_FGET(c, L3_QOS_ABMC_CFG, BwType) == want)
+                return abmc_count(x, d, &a[i]);
+        }
+        return HW_FMASK(QM_CTR, U);
+    }
+    if (!has_bmec(x))
+        return mach_bytes(x->m, d, rmid, n ? MACH_CTR_LOCAL : MACH_CTR_TOTAL);
+    size_t k = mbm_at(x, d, rmid, n);
+    if (x->mbm_unavail[k]) {
+        x->mbm_unavail[k] = 0;
+        return HW_FMASK(QM_CTR, U);
+    }
+    return ctr_units(x, mach_traffic(x->m, d, rmid, evt_types(x, d, n)) - x->mbm_base[k]);
+}
+
+/* QM_CTR with ExtEvtID: the assignable counter whose CtrID is in the RMID
+ * field; E for another EvtID than L3CacheABMC, a counter the domain lacks or
+ * one whose configuration was invalid (19.3.3.3), and while the domain is
+ * not in ABMC mode (project choice: ExtEvtID cannot be written then, Figure
+ * 19-2, but ABMC may be turned off after it was). */
+static uint64_t abmc_read(const struct x86 *x, unsigned d, unsigned evt, unsigned id)
+{
+    if (!abmc_on(x, d) || evt != X86_EXT_EVT_ABMC || id >= x->p->mon.abmc)
+        return HW_FMASK(QM_CTR, E);
+    const struct x86_abmc *a = &x->abmc[(size_t)d * x->p->mon.abmc + id];
+    if (HW_FGET(a->dsc, L3_QOS_ABMC_DSC, CfgErr))
+        return HW_FMASK(QM_CTR, E);
+    return abmc_count(x, d, a);
+}
+
+/* QOS_EVT_CFG_n: BwType [6:0]; the bits CPUID 0x80000020.3 ECX does not
+ * list, and [63:7], are MBZ: setting one is #GP (APM vol. 2, Figure 19-4,
+ * and "MBZ" in its notation). One register pair per L3 domain ("The event
+ * configuration settings are domain specific and affect all the CPUs in the
+ * domain", resctrl.rst). A write clears the bandwidth counters of every RMID
+ * of both events in the domain, and the next read of each reports U
+ * (resctrl.rst) - also when the value does not change (project choice:
+ * Linux skips such writes, mbm_config_write_domain, which suggests they
+ * would clear). */
+static unsigned evt_cfg_count(const struct x86 *x, const struct x86_reg *r)
+{
+    (void)r;
+    return has_bmec(x) ? 2 : 0;
+}
+
+static enum hw_fault evt_cfg_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                  uint64_t *v)
+{
+    (void)r;
+    *v = x->evt_cfg[(size_t)x->m->cpu[cpu].domain * 2 + n];
+    return HW_OK;
+}
+
+static enum hw_fault evt_cfg_write(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                   uint64_t v)
+{
+    (void)r;
+    if (v & ~(uint64_t)AMD_BW_TYPES)
+        return HW_GP;
+    unsigned d = x->m->cpu[cpu].domain;
+    x->evt_cfg[(size_t)d * 2 + n] = v;
+    for (unsigned rmid = 0; rmid < x->nrmid; rmid++) {
+        mbm_clear(x, d, rmid);
+        x->mbm_unavail[mbm_at(x, d, rmid, 0)] = x->mbm_unavail[mbm_at(x, d, rmid, 1)] = 1;
+    }
+    return HW_OK;
+}
+
+/* SDCIAE (19.4.7): while on, "SDCIAE forces all SDCI lines to be placed
+ * into the L3 cache partitions identified by the highest-supported
+ * L3_MASK_n register", n = COS_MAX of CPUID 0x10.1 whether or not CDP is on
+ * (with CDP that is the code mask of the highest COS, as resctrl.rst's
+ * io_alloc says). Off, I/O allocates as the platform does without it, the
+ * profile's caches.L3.io_ways. */
+static void sdciae_apply(struct x86 *x, unsigned d)
+{
+    if (!has_sdciae(x))
+        return;
+    unsigned n = x->ncos[PLAT_L3];
+    uint64_t cbm = HW_FGET(x->ext_mode[d], L3_QOS_EXT_CFG, SDCIAE_En)
+                       ? x->mask[PLAT_L3][(size_t)d * n + n - 1]
+                       : x->p->cache[PLAT_L3].io_ways;
+    mach_set_io_ways(x->m, d, mach_cbm_ways(x->m, PLAT_L3, cbm));
+}
+
+/* The domain's modes change when one of its CPUs writes a new value: the
+ * APM asks software to write every CPU of the domain alike ("When the state
+ * of ABMC_En is changed, it must be changed to the updated value on all
+ * logical processors in the QOS Domain") and says nothing of a domain whose
+ * CPUs disagree; the last value written is the domain's (project choice:
+ * the first write of such a sweep switches, the rest change nothing).
+ * A transition of ABMC_En resets every assignable counter (to unassigned:
+ * project choice, for "reset to 0"), the default-mode bandwidth counters,
+ * and L3_QOS_ABMC_CFG of the domain's CPUs (19.3.3.3, "Enabling ABMC"). */
+static void ext_mode_set(struct x86 *x, unsigned d, uint64_t v)
+{
+    uint64_t old = x->ext_mode[d];
+    x->ext_mode[d] = v;
+    if (HW_FGET(old ^ v, L3_QOS_EXT_CFG, ABMC_En)) {
+        memset(&x->abmc[(size_t)d * x->p->mon.abmc], 0, x->p->mon.abmc * sizeof *x->abmc);
+        for (unsigned rmid = 0; rmid < x->nrmid; rmid++)
+            mbm_clear(x, d, rmid);
+        for (unsigned c = 0; c < x->m->ncpu; c++)
+            if (x->m->cpu[c].domain == d)
+                x->abmc_cfg[c] = 0;
+    }
+    if (HW_FGET(old ^ v, L3_QOS_EXT_CFG, SDCIAE_En))
+        sdciae_apply(x, d);
+}
+
+/* L3_QOS_EXT_CFG: ABMC_En [0], SDCIAE_En [1], [63:2] RAZ (Figure 19-7):
+ * written ones there (and in the bit of a feature the part lacks) are
+ * dropped, not #GP. One copy per logical processor, as Linux treats it
+ * (resctrl_abmc_set_one_amd on every CPU of each domain). */
+static unsigned ext_cfg_count(const struct x86 *x, const struct x86_reg *r)
+{
+    (void)r;
+    return ext_cfg_bits(x) != 0;
+}
+
+static enum hw_fault ext_cfg_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                  uint64_t *v)
+{
+    (void)r, (void)n;
+    *v = x->ext_cfg[cpu];
+    return HW_OK;
+}
+
+static enum hw_fault ext_cfg_write(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                   uint64_t v)
+{
+    (void)r, (void)n;
+    v &= ext_cfg_bits(x);
+    x->ext_cfg[cpu] = v;
+    ext_mode_set(x, x->m->cpu[cpu].domain, v);
+    return HW_OK;
+}
+
+/* L3_QOS_ABMC_CFG and L3_QOS_ABMC_DSC: one copy per logical processor; an
+ * access while this CPU's ABMC_En is clear is #GP (19.3.3.3). */
+static unsigned abmc_msr_count(const struct x86 *x, const struct x86_reg *r)
+{
+    (void)r;
+    return has_abmc(x);
+}
+
+static int abmc_enabled_on(const struct x86 *x, unsigned cpu)
+{
+    return HW_FGET(x->ext_cfg[cpu], L3_QOS_EXT_CFG, ABMC_En);
+}
+
+static enum hw_fault abmc_cfg_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                   uint64_t *v)
+{
+    (void)r, (void)n;
+    if (!abmc_enabled_on(x, cpu))
+        return HW_GP;
+    *v = x->abmc_cfg[cpu]; /* "the last value written" */
+    return HW_OK;
+}
+
+/* The classes a COS-sourced counter may name: those PQR_ASSOC.COS may hold. */
+static unsigned abmc_ncos(const struct x86 *x)
+{
+    unsigned n = x->bw_cos > 1 ? x->bw_cos : 1;
+    if (x->sbw_cos > n)
+        n = x->sbw_cos;
+    for (int l = PLAT_L2; l < PLAT_NLEVEL; l++)
+        if (x->ncos[l] > n)
+            n = x->ncos[l];
+    return n;
+}
+
+/* Fields MBZ: [61:53], [46:44] (Figure 19-5): #GP. With CfgEn the counter
+ * CtrID of the domain takes the configuration and restarts from zero ("The
+ * value of the specified Counter ID is cleared to zero upon
+ * configuration"); counting starts with CtrEn. A configuration the part
+ * cannot count - a BwSrc past the largest RMID (or COS, with IsCOS), IsCOS
+ * without CPUID 0x80000020.5 ECX[0], BwType bits CPUID 0x80000020.3 ECX
+ * lacks - leaves the counter disabled with CfgErr set ("the last
+ * configuration ... was invalid and consequently the specified counter was
+ * not enabled", Figure 19-6); which configurations are invalid is a project
+ * choice, the APM lists none. A CtrID past the counters configures nothing. */
+static enum hw_fault abmc_cfg_write(struct x86 *x, const struct x86_reg *r, unsigned cpu,
+                                    unsigned n, uint64_t v)
+{
+    (void)r, (void)n;
+    if (!abmc_enabled_on(x, cpu))
+        return HW_GP;
+    uint64_t valid = HW_FMASK(L3_QOS_ABMC_CFG, BwType) | HW_FMASK(L3_QOS_ABMC_CFG, BwSrc) |
+                     HW_FMASK(L3_QOS_ABMC_CFG, IsCOS) | HW_FMASK(L3_QOS_ABMC_CFG, CtrID) |
+                     HW_FMASK(L3_QOS_ABMC_CFG, CtrEn) | HW_FMASK(L3_QOS_ABMC_CFG, CfgEn);
+    if (v & ~valid)
+        return HW_GP;
+    x->abmc_cfg[cpu] = v;
+    unsigned id = (unsigned)HW_FGET(v, L3_QOS_ABMC_CFG, CtrID), d = x->m->cpu[cpu].domain;
+    if (!HW_FGET(v, L3_QOS_ABMC_CFG, CfgEn) || id >= x->p->mon.abmc)
+        return HW_OK;
+    int cos = (int)HW_FGET(v, L3_QOS_ABMC_CFG, IsCOS);
+    uint64_t src = HW_FGET(v, L3_QOS_ABMC_CFG, BwSrc);
+    int bad = src >= (cos ? abmc_ncos(x) : x->nrmid) || (cos && !x->p->mon.abmc_by_class) ||
+              (HW_FGET(v, L3_QOS_ABMC_CFG, BwType) & ~(uint64_t)AMD_BW_TYPES);
+    struct x86_abmc *a = &x->abmc[(size_t)d * x->p->mon.abmc + id];
+    a->dsc = v & ~(HW_FMASK(L3_QOS_ABMC_CFG, CfgEn) | (bad ? HW_FMASK(L3_QOS_ABMC_CFG, CtrEn) : 0));
+    a->dsc = HW_FSET(a->dsc, L3_QOS_ABMC_DSC, CfgErr, bad);
+    a->base = bad ? 0 : abmc_source_bytes(x, d, a->dsc);
+    return HW_OK;
+}
+
+/* L3_QOS_ABMC_DSC: the configuration of the counter this CPU's
+ * L3_QOS_ABMC_CFG.CtrID names, read-only (Figure 19-6; a write is #GP, as
+ * to QM_CTR). For a CtrID the domain lacks, CfgErr and CtrID alone
+ * (project choice). */
+static enum hw_fault abmc_dsc_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                   uint64_t *v)
+{
+    (void)r, (void)n;
+    if (!abmc_enabled_on(x, cpu))
+        return HW_GP;
+    unsigned id = (unsigned)HW_FGET(x->abmc_cfg[cpu], L3_QOS_ABMC_CFG, CtrID);
+    if (id >= x->p->mon.abmc)
+        *v = HW_FMASK(L3_QOS_ABMC_DSC, CfgErr) | HW_FSET(0, L3_QOS_ABMC_CFG, CtrID, id);
+    else
+        *v = HW_FSET(x->abmc[(size_t)x->m->cpu[cpu].domain * x->p->mon.abmc + id].dsc,
+                     L3_QOS_ABMC_CFG, CtrID, id);
+    return HW_OK;
+}
+
+/* AMD SMBA, L3QOS_SMBW_CONTROL_n (APM vol. 2, 19.4.6, Figure 19-11): SMBW
+ * [SMBW_LEN-1:0] in 1/8 GB/s, U [SMBW_LEN] unlimited, reset U; "L3SMBE
+ * usage details and operation are the same as L3BE, except that it
+ * controls a subset of bandwidth resources related to slow memory", so the
+ * model takes L3BE's rules: a bit above U #GP (project choice, as for
+ * L3QOS_BW_CONTROL_n; the figure marks them RAZ) and a limit of 0 enforced
+ * as 1/8 GB/s. One register per COS and L3 domain ("within the QOS
+ * Domain"), a cap on what the domain's requests of the class read from all
+ * slow memory together (mach_set_slow_bw). */
+static int has_smba(const struct x86 *x)
+{
+    return x->sbw_cos != 0;
+}
+
+static unsigned smba_count(const struct x86 *x, const struct x86_reg *r)
+{
+    (void)r;
+    return x->sbw_cos;
+}
+
+static enum hw_fault smba_read(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                               uint64_t *v)
+{
+    (void)r;
+    *v = x->sbw[(size_t)x->m->cpu[cpu].domain * x->sbw_cos + n];
+    return HW_OK;
+}
+
+static void smba_apply(struct x86 *x, unsigned d, unsigned n)
+{
+    uint64_t v = x->sbw[(size_t)d * x->sbw_cos + n], bw = v & bits_mask(x->sbw_len);
+    struct bw_class_set s;
+    bw_class_reset(BW_RATE, &s);
+    if (!((v >> x->sbw_len) & 1))
+        s.rate = (double)(bw ? bw : 1) * 0.125e9 / x->m->ticks_per_sec;
+    mach_set_slow_bw(x->m, d, n, &s);
+}
+
+static enum hw_fault smba_write(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
+                                uint64_t v)
+{
+    (void)r;
+    if (v & ~bits_mask(x->sbw_len + 1))
+        return HW_GP;
+    unsigned d = x->m->cpu[cpu].domain;
+    x->sbw[(size_t)d * x->sbw_cos + n] = v;
+    smba_apply(x, d, n);
+    return HW_OK;
+}
+
 static const struct x86_reg x86_regs[] = {
     {"IA32_L3_QOS_CFG", X86_L3_QOS_CFG, SC_L3, PLAT_L3, "SDM 17.19.3; registers.md 1", cfg_count,
      cfg_read, cfg_write},
@@ -446,6 +863,16 @@ static const struct x86_reg x86_regs[] = {
      mba_cfg_count, mba_cfg_read, mba_cfg_write},
     {"L3QOS_BW_CONTROL_n", X86_AMD_BW_CTL_0, SC_L3, PLAT_L3, "56375 L3 bandwidth enforcement",
      l3be_count, bw_read, l3be_write},
+    {"L3QOS_SMBW_CONTROL_n", X86_AMD_SMBW_CTL_0, SC_L3, PLAT_L3, "APM vol. 2 19.4.6 (SMBA)",
+     smba_count, smba_read, smba_write},
+    {"QOS_EVT_CFG_n", X86_AMD_EVT_CFG_0, SC_L3, PLAT_L3, "APM vol. 2 19.3.3.2 (BMEC)",
+     evt_cfg_count, evt_cfg_read, evt_cfg_write},
+    {"L3_QOS_EXT_CFG", X86_AMD_EXT_CFG, SC_THREAD, PLAT_L3, "APM vol. 2 19.3.3.3, 19.4.7",
+     ext_cfg_count, ext_cfg_read, ext_cfg_write},
+    {"L3_QOS_ABMC_CFG", X86_AMD_ABMC_CFG, SC_THREAD, PLAT_L3, "APM vol. 2 19.3.3.3 (ABMC)",
+     abmc_msr_count, abmc_cfg_read, abmc_cfg_write},
+    {"L3_QOS_ABMC_DSC", X86_AMD_ABMC_DSC, SC_THREAD, PLAT_L3, "APM vol. 2 19.3.3.3 (ABMC)",
+     abmc_msr_count, abmc_dsc_read, read_only},
 };
 
 static const struct x86_reg *find(const struct x86 *x, uint32_t msr, unsigned *n)
@@ -751,9 +1178,10 @@ static void cat_leaf(const struct x86 *x, enum plat_level l, uint32_t out[4])
 /* Leaves 7, 0xF and 0x10: monitoring and allocation (registers.md 1.1). */
 static void qos_leaf(const struct x86 *x, uint32_t leaf, uint32_t sub, uint32_t out[4])
 {
-    /* PQE covers every enforcement feature: AMD's L3BE is found through it (56375). */
-    int pqm = x->nrmid != 0,
-        pqe = has_cat(x, PLAT_L3) || has_cat(x, PLAT_L2) || has_mba(x) || has_l3be(x);
+    /* PQE covers every enforcement feature: AMD's L3BE is found through it (56375),
+     * and SMBA (APM vol. 2, 19.4.1). */
+    int pqm = x->nrmid != 0, pqe = has_cat(x, PLAT_L3) || has_cat(x, PLAT_L2) || has_mba(x) ||
+                                   has_l3be(x) || has_smba(x);
     if (leaf == 0x7) {
         if (sub == 0)
             out[1] = (pqm ? 1u << 12 : 0) | (pqe ? 1u << 15 : 0);
@@ -859,7 +1287,8 @@ static void leaf_80000001(const struct x86 *x, uint32_t out[4])
  * and ApicIdSize, the APIC ID bits below the package field. */
 static void leaf_80000008(const struct x86 *x, uint32_t out[4])
 {
-    if (has_l3be(x))
+    /* BE covers L3BE, L3SMBE and SDCIAE (APM vol. 2, 19.4.4). */
+    if (has_l3be(x) || has_smba(x) || has_sdciae(x))
         out[1] = 1u << 6;
     if (!x->amd)
         return;
@@ -887,6 +1316,37 @@ static void leaf_8000001e(const struct x86 *x, unsigned cpu, uint32_t out[4])
     out[0] = id;
     out[1] = (uint32_t)b;
     out[2] = (uint32_t)c;
+}
+
+/* AMD 0x80000020 (APM vol. 2, Table 19-5 and 19.3.3.2-19.4.7; Linux
+ * tools/arch/x86/kcpuid/cpuid.csv), sub-leaf 0 EBX: L3MBE [1], L3SMBE [2],
+ * BMEC [3], ABMC [5], SDCIAE [6]. Sub-leaf 1, L3BE: EAX BW_LEN, EDX
+ * COS_MAX; 3, BMEC and ABMC: EBX[7:0] EVT_NUM (the QOS_EVT_CFG_n registers,
+ * 0 without BMEC), ECX the transaction types either can count; 5, ABMC:
+ * EAX[7:0] CounterSize (width - 24; EAX[8], QM_CTR bit 61 an overflow bit,
+ * 0: the model's counters wrap), EBX[15:0] the largest counter ID, ECX[0]
+ * Select_COS (gz/rust-cpuid, AssignableBandwidthMonitoringCounterInfo;
+ * Linux takes EBX + 1 for num_mbm_cntrs). Sub-leaf 2 is SMBA's, with it. */
+static void leaf_80000020(const struct x86 *x, uint32_t sub, uint32_t out[4])
+{
+    if (sub == 0) {
+        out[1] = (has_l3be(x) ? 1u << 1 : 0) | (has_smba(x) ? 1u << 2 : 0) |
+                 (has_bmec(x) ? 1u << 3 : 0) | (has_abmc(x) ? 1u << 5 : 0) |
+                 (has_sdciae(x) ? 1u << 6 : 0);
+    } else if (sub == 1 && has_l3be(x)) {
+        out[0] = x->bw_len;
+        out[3] = x->bw_cos - 1;
+    } else if (sub == 2 && has_smba(x)) {
+        out[0] = x->sbw_len;
+        out[3] = x->sbw_cos - 1;
+    } else if (sub == 3 && (has_bmec(x) || has_abmc(x))) {
+        out[1] = has_bmec(x) ? 2 : 0;
+        out[2] = AMD_BW_TYPES;
+    } else if (sub == 5 && has_abmc(x)) {
+        out[0] = (x->p->mon.width - 24) & 0xff;
+        out[1] = x->p->mon.abmc - 1;
+        out[2] = x->p->mon.abmc_by_class ? 1 : 0;
+    }
 }
 
 /* The basic leaves. */
@@ -949,14 +1409,8 @@ static void ext_leaf(const struct x86 *x, unsigned cpu, uint32_t leaf, uint32_t 
             leaf_8000001e(x, cpu, out);
         break;
     case 0x80000020:
-        if (!x->amd || !has_l3be(x))
-            break;
-        if (sub == 0)
-            out[1] = 1u << 1;
-        else if (sub == 1) {
-            out[0] = x->bw_len;
-            out[3] = x->bw_cos - 1;
-        }
+        if (x->amd)
+            leaf_80000020(x, sub, out);
         break;
     default:
         break;
@@ -1003,6 +1457,37 @@ void x86_regif(struct x86 *x, struct hw_x86_if *out)
 
 /* ---- life cycle ---- */
 
+/* BMEC's events reset to total and local, counting from now; ABMC and
+ * SDCIAE off, with every counter unassigned. */
+static void amd_reset(struct x86 *x)
+{
+    const struct plat *p = x->p;
+    if (x->ext_cfg) {
+        memset(x->ext_cfg, 0, x->m->ncpu * sizeof *x->ext_cfg);
+        memset(x->abmc_cfg, 0, x->m->ncpu * sizeof *x->abmc_cfg);
+        for (unsigned d = 0; d < p->ndomains; d++) {
+            x->ext_mode[d] = 0;
+            sdciae_apply(x, d);
+        }
+    }
+    for (unsigned d = 0; d < p->ndomains && x->sbw_cos; d++)
+        for (unsigned c = 0; c < x->sbw_cos; c++) {
+            x->sbw[(size_t)d * x->sbw_cos + c] = 1ull << x->sbw_len; /* U */
+            smba_apply(x, d, c);
+        }
+    if (x->abmc)
+        memset(x->abmc, 0, (size_t)p->ndomains * p->mon.abmc * sizeof *x->abmc);
+    for (unsigned d = 0; has_bmec(x) && d < p->ndomains; d++) {
+        x->evt_cfg[(size_t)d * 2] = evt_cfg_reset[0] & AMD_BW_TYPES;
+        x->evt_cfg[(size_t)d * 2 + 1] = evt_cfg_reset[1] & AMD_BW_TYPES;
+        memset(&x->mbm_unavail[mbm_at(x, d, 0, 0)], 0, (size_t)x->nrmid * 2);
+        for (unsigned rmid = 0; rmid < x->nrmid; rmid++)
+            for (unsigned n = 0; n < 2; n++)
+                x->mbm_base[mbm_at(x, d, rmid, n)] =
+                    mach_traffic(x->m, d, rmid, evt_types(x, d, n));
+    }
+}
+
 void x86_reset(struct x86 *x)
 {
     const struct plat *p = x->p;
@@ -1038,6 +1523,7 @@ void x86_reset(struct x86 *x)
         if (x->tracked)
             x->tracked[(size_t)x->m->cpu[c].domain * x->nrmid] = x->seq;
     }
+    amd_reset(x);
     lwp_reset(&x->lwp);
 }
 
@@ -1058,6 +1544,10 @@ int x86_init(struct x86 *x, struct mach *m, struct err *e)
         }
     x->bw_cos = p->bw.kind == BW_DELAY || p->bw.kind == BW_RATE ? p->bw.classes : 0;
     x->bw_len = p->bw.kind == BW_RATE ? p->bw.max : 0;
+    if (x->amd && p->sbw.kind == BW_RATE) {
+        x->sbw_cos = p->sbw.classes;
+        x->sbw_len = p->sbw.max;
+    }
     x->nrmid = has_l3_mon(x) ? p->mon.tags : 0;
     size_t nev = x->amd ? p->ndomains : m->ncpu;
     int bad = !(x->assoc = calloc(m->ncpu, sizeof *x->assoc)) ||
@@ -1070,6 +1560,18 @@ int x86_init(struct x86 *x, struct mach *m, struct err *e)
         bad = !(x->bw = calloc((size_t)p->ndomains * x->bw_cos, sizeof *x->bw));
     if (!bad && x->amd && x->nrmid)
         bad = !(x->tracked = calloc((size_t)p->ndomains * x->nrmid, sizeof *x->tracked));
+    if (!bad && x->sbw_cos)
+        bad = !(x->sbw = calloc((size_t)p->ndomains * x->sbw_cos, sizeof *x->sbw));
+    if (!bad && has_bmec(x))
+        bad = !(x->evt_cfg = calloc((size_t)p->ndomains * 2, sizeof *x->evt_cfg)) ||
+              !(x->mbm_base = calloc((size_t)p->ndomains * x->nrmid * 2, sizeof *x->mbm_base)) ||
+              !(x->mbm_unavail = calloc((size_t)p->ndomains * x->nrmid * 2, 1));
+    if (!bad && has_abmc(x))
+        bad = !(x->abmc = calloc((size_t)p->ndomains * p->mon.abmc, sizeof *x->abmc));
+    if (!bad && ext_cfg_bits(x))
+        bad = !(x->ext_cfg = calloc(m->ncpu, sizeof *x->ext_cfg)) ||
+              !(x->abmc_cfg = calloc(m->ncpu, sizeof *x->abmc_cfg)) ||
+              !(x->ext_mode = calloc(p->ndomains, sizeof *x->ext_mode));
     x86_topo_of(p, &x->topo);
     if (!bad)
         bad = !(x->l3_of = calloc(m->ncpu, sizeof *x->l3_of)) ||
@@ -1104,6 +1606,14 @@ void x86_free(struct x86 *x)
     }
     free(x->bw);
     free(x->tracked);
+    free(x->sbw);
+    free(x->evt_cfg);
+    free(x->mbm_base);
+    free(x->mbm_unavail);
+    free(x->ext_cfg);
+    free(x->ext_mode);
+    free(x->abmc_cfg);
+    free(x->abmc);
     free(x->l3_of);
     free(x->l2_of);
     free(x->mba_cfg);

@@ -28,6 +28,12 @@ enum {
     X86_L2_MASK_0 = 0xD10,         /* IA32_L2_QOS_MASK_n */
     X86_MBA_THRTL_0 = 0xD50,       /* IA32_L2_QoS_Ext_BW_Thrtl_n (Intel MBA) */
     X86_AMD_BW_CTL_0 = 0xC0000200, /* L3QOS_BW_CONTROL_n (AMD 56375, L3BE) */
+    /* AMD's later PQoS (APM vol. 2, 24593, ch. 19; docs/registers.md 1.6) */
+    X86_AMD_SMBW_CTL_0 = 0xC0000280, /* L3QOS_SMBW_CONTROL_n, SMBA (19.4.6) */
+    X86_AMD_ABMC_CFG = 0xC00003FD,   /* L3_QOS_ABMC_CFG, ABMC (19.3.3.3) */
+    X86_AMD_ABMC_DSC = 0xC00003FE,   /* L3_QOS_ABMC_DSC, read-only */
+    X86_AMD_EXT_CFG = 0xC00003FF,    /* L3_QOS_EXT_CFG: ABMC and SDCIAE enables */
+    X86_AMD_EVT_CFG_0 = 0xC0000400,  /* QOS_EVT_CFG_n, BMEC (19.3.3.2) */
 };
 
 /* Fields, declared once. */
@@ -42,8 +48,30 @@ HW_FIELD(MBA_THRTL, DELAY, 0, 16);
 HW_FIELD(MBA_CFG, MIN_DELAY, 0, 1); /* a core takes the smallest of its threads' delays */
 HW_FIELD(MBA_CFG, LEGACY, 1, 1);    /* MBA 2.0 legacy mode */
 
+/* AMD's later PQoS fields, named as APM vol. 2 (24593) ch. 19 spells them. */
+HW_FIELD(QM_EVTSEL, ExtEvtID, 31, 1);     /* Figure 19-2: MBZ unless ABMC_En */
+HW_FIELD(QOS_EVT_CFG, BwType, 0, 7);      /* Figure 19-4; [63:7] MBZ */
+HW_FIELD(L3_QOS_ABMC_CFG, BwType, 0, 32); /* Figure 19-5 */
+HW_FIELD(L3_QOS_ABMC_CFG, BwSrc, 32, 12); /* an RMID, or a COS with IsCOS */
+HW_FIELD(L3_QOS_ABMC_CFG, IsCOS, 47, 1);
+HW_FIELD(L3_QOS_ABMC_CFG, CtrID, 48, 5);
+HW_FIELD(L3_QOS_ABMC_CFG, CtrEn, 62, 1);
+HW_FIELD(L3_QOS_ABMC_CFG, CfgEn, 63, 1);  /* configure CtrID on this write */
+HW_FIELD(L3_QOS_ABMC_DSC, CfgErr, 63, 1); /* Figure 19-6; other fields as ABMC_CFG */
+HW_FIELD(L3_QOS_EXT_CFG, ABMC_En, 0, 1);  /* Figure 19-7; [63:2] RAZ */
+HW_FIELD(L3_QOS_EXT_CFG, SDCIAE_En, 1, 1);
+
 /* Monitoring event IDs: CPUID.0FH.1 EDX bit + 1. */
 enum { X86_EVT_OCCUPANCY = 1, X86_EVT_TOTAL = 2, X86_EVT_LOCAL = 3 };
+/* With QM_EVTSEL.ExtEvtID: L3CacheABMC, one assignable counter (Table 19-6). */
+enum { X86_EXT_EVT_ABMC = 1 };
+
+/* One ABMC counter of an L3 domain: its configuration as L3_QOS_ABMC_DSC
+ * reports it (CfgErr, CtrEn, IsCOS, BwSrc, BwType) and the raw bytes its
+ * source had moved when it was last configured (counting starts there). */
+struct x86_abmc {
+    uint64_t dsc, base;
+};
 
 /* The APIC ID layout (docs/registers.md 1.1, "Topology"): what QEMU 7.2
  * assigns for -smp sockets=S,dies=D,cores=C,threads=T with S the profile's
@@ -69,13 +97,23 @@ struct x86 {
     uint64_t *cfg[PLAT_NLEVEL];  /* L2/L3 QOS_CFG per cache instance */
     uint64_t *mask[PLAT_NLEVEL]; /* [instances * ncos] */
     uint64_t *bw;                /* [ndomains * bw_cos] MBA delay or AMD BW_CONTROL */
+    unsigned sbw_cos, sbw_len;   /* AMD SMBA: classes and SMBW_LEN (0: no SMBA) */
+    uint64_t *sbw;               /* [ndomains * sbw_cos] L3QOS_SMBW_CONTROL_n */
     uint64_t *tracked;           /* AMD: [ndomains * nrmid] seq of the RMID's last association
                                     in the domain; 0: its bandwidth is not tracked there */
     uint64_t seq;                /* AMD: PQR_ASSOC writes so far, to order them */
     uint64_t *mba_cfg;           /* [sockets] IA32_MBA_CFG */
     unsigned *l3_of, *l2_of;     /* [ncpu] topology, for x86_regif */
     struct x86_topo topo;
-    struct lwp lwp; /* the LWP unit (absent unless the profile has qos.lwp) */
+    /* AMD BMEC, ABMC, SDCIAE (APM vol. 2, 19.3.3.2, 19.3.3.3, 19.4.7) */
+    uint64_t *evt_cfg;     /* [ndomains * 2] QOS_EVT_CFG_0, _1 */
+    uint64_t *mbm_base;    /* [(ndomains * nrmid) * 2] raw bytes at the last clear, per event */
+    uint8_t *mbm_unavail;  /* [same] the next QM_CTR read reports U (after a clear) */
+    uint64_t *ext_cfg;     /* [ncpu] L3_QOS_EXT_CFG, each CPU's copy */
+    uint64_t *ext_mode;    /* [ndomains] the domain's modes: the value its CPUs last wrote */
+    uint64_t *abmc_cfg;    /* [ncpu] L3_QOS_ABMC_CFG, each CPU's copy */
+    struct x86_abmc *abmc; /* [ndomains * p->mon.abmc] */
+    struct lwp lwp;        /* the LWP unit (absent unless the profile has qos.lwp) */
 };
 
 int x86_init(struct x86 *x, struct mach *m, struct err *e);

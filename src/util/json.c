@@ -91,3 +91,25 @@ void json_str(struct json *j, const char *key, const char *s)
     json_member(j, key);
     json_quoted(j->f, s);
 }
+
+void json_null(struct json *j, const char *key)
+{
+    json_member(j, key);
+    fputs("null", j->f);
+}
+
+void json_u64_or_null(struct json *j, const char *key, int known, uint64_t v)
+{
+    if (known)
+        json_u64(j, key, v);
+    else
+        json_null(j, key);
+}
+
+void json_f64_or_null(struct json *j, const char *key, int known, double v)
+{
+    if (known)
+        json_f64(j, key, v);
+    else
+        json_null(j, key);
+}

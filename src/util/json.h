@@ -22,5 +22,9 @@ void json_arr_end(struct json *j);
 void json_u64(struct json *j, const char *key, uint64_t v);
 void json_f64(struct json *j, const char *key, double v);
 void json_str(struct json *j, const char *key, const char *s);
+void json_null(struct json *j, const char *key); /* a value that is not known */
+/* v when known, else null. */
+void json_u64_or_null(struct json *j, const char *key, int known, uint64_t v);
+void json_f64_or_null(struct json *j, const char *key, int known, double v);
 
 #endif

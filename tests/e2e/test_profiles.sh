@@ -5,12 +5,12 @@
 . "$(dirname "$0")/lib.sh"
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SHIPPED="amd-epyc amd-lwp intel-atom intel-xeon intel-xeon-spr riscv-edge riscv-soc riscv-soc-draft"
+SHIPPED="amd-epyc amd-epyc-turin amd-lwp intel-atom intel-xeon intel-xeon-spr riscv-edge riscv-soc riscv-soc-draft"
 
 # ---- the shipped profiles ------------------------------------------------------
 
 expect "profiles lists" 0 "$QOSIM" profiles
-same "profiles lists all seven, sorted" "$(awk '{ print $1 }' "$TMP/out" | tr '\n' ' ')" "$SHIPPED "
+same "profiles lists all nine, sorted" "$(awk '{ print $1 }' "$TMP/out" | tr '\n' ' ')" "$SHIPPED "
 has "intel-xeon listed with its topology" "$TMP/out" \
     '^intel-xeon +intel +sockets 2, NUMA nodes 2, L3 domains 2, cores 16, CPUs 32$'
 has "intel-atom listed with its topology" "$TMP/out" \
@@ -21,6 +21,8 @@ has "riscv-edge listed with its topology" "$TMP/out" \
     '^riscv-edge +riscv +sockets 1, NUMA nodes 1, L3 domains 1, cores 8, CPUs 8$'
 has "riscv-soc listed with its topology" "$TMP/out" \
     '^riscv-soc +riscv +sockets 1, NUMA nodes 1, L3 domains 2, cores 16, CPUs 16$'
+has "amd-epyc-turin listed with its topology" "$TMP/out" \
+    '^amd-epyc-turin +amd +sockets 1, NUMA nodes 1, L3 domains 8, cores 32, CPUs 64$'
 has "amd-lwp listed with its topology" "$TMP/out" \
     '^amd-lwp +amd +sockets 1, NUMA nodes 1, L3 domains 1, cores 8, CPUs 8$'
 
@@ -44,7 +46,7 @@ expect "profiles show: unknown name" 1 "$QOSIM" profiles show nosuch
 has "profiles show: unknown name said" "$TMP/err" "no shipped profile called 'nosuch'"
 expect "profiles check: unknown name" 2 "$QOSIM" profiles check nosuch
 same "profiles check: unknown name lists the shipped ones" "$(head -1 "$TMP/err")" \
-    "qosim profiles: no platform profile called 'nosuch' (shipped: amd-epyc, amd-lwp, intel-atom, intel-xeon, intel-xeon-spr, riscv-edge, riscv-soc, riscv-soc-draft)"
+    "qosim profiles: no platform profile called 'nosuch' (shipped: amd-epyc, amd-epyc-turin, amd-lwp, intel-atom, intel-xeon, intel-xeon-spr, riscv-edge, riscv-soc, riscv-soc-draft)"
 expect "profiles check: missing file" 2 "$QOSIM" profiles check "$TMP/none.yaml"
 has "profiles check: missing file said" "$TMP/err" "$TMP/none.yaml: cannot open"
 # A name ending in .yml is a file too, as one ending in .yaml is: checked
@@ -80,7 +82,7 @@ has "profiles check without a FILE shows the usage" "$TMP/err" '^usage: qosim pr
 claim "profiles check without a FILE prints nothing on stdout" [ ! -s "$TMP/out" ]
 expect "profiles show without a NAME" 2 "$QOSIM" profiles show
 same "profiles show without a NAME says it needs one, and which" "$(head -1 "$TMP/err")" \
-    "qosim profiles: show needs a NAME (shipped: amd-epyc, amd-lwp, intel-atom, intel-xeon, intel-xeon-spr, riscv-edge, riscv-soc, riscv-soc-draft)"
+    "qosim profiles: show needs a NAME (shipped: amd-epyc, amd-epyc-turin, amd-lwp, intel-atom, intel-xeon, intel-xeon-spr, riscv-edge, riscv-soc, riscv-soc-draft)"
 expect "profiles check with two FILEs" 2 "$QOSIM" profiles check a.yaml b.yaml
 same "profiles check with two FILEs names the extra" "$(head -1 "$TMP/err")" \
     "qosim profiles: check takes one FILE; unexpected 'b.yaml'"
@@ -306,6 +308,25 @@ broken cdp-odd-classes base '25s/classes: 16/classes: 15, cdp: true/' \
     "25: caches.L3.allocation.classes: 15 classes cannot be paired into code and data masks (CDP)"
 broken intel-narrow-counter base '31s/ids: 64/ids: 64, width: 20/' \
     "31: qos.monitoring.width: Intel counters are at least 24 bits (CPUID.0FH.1 EAX is width - 24)"
+# AMD's BMEC, ABMC and SDCIAE (APM vol. 2, 19.3.3, 19.4.7): AMD's, the
+# L3's, within their fields' ranges.
+expect "tests/data/amd-bmec.yaml (BMEC, ABMC, SDCIAE) is valid" 0 "$QOSIM" profiles check "$ROOT/tests/data/amd-bmec.yaml"
+broken bmec-on-intel base '31s/total: true/total: true, bmec: true/' \
+    "31: qos.monitoring.bmec: BMEC is AMD's (CPUID 0x80000020); this is an intel profile"
+broken abmc-on-intel base '31s/total: true/total: true, abmc: 8/' \
+    "31: qos.monitoring.abmc: ABMC is AMD's (CPUID 0x80000020); this is an intel profile"
+broken abmc-counters base '2s/intel/amd/; 31s/total: true/total: true, abmc: 33/' \
+    "31: qos.monitoring.abmc: 33 is out of range (1..32)"
+broken bmec-without-bandwidth base '2s/intel/amd/; 31s/total: true/bmec: true/' \
+    "31: qos.monitoring.bmec: BMEC configures bandwidth events, and neither total nor local is counted"
+broken abmc-by-class-alone base '2s/intel/amd/; 31s/total: true/total: true, abmc_by_class: true/' \
+    "31: qos.monitoring.abmc_by_class: counting by COS is a capability of ABMC's counters, and abmc gives none"
+broken sdciae-on-intel base '25s/shareable: 0xc000/io: true/' \
+    "25: caches.L3.allocation.io: SDCIAE is AMD's (CPUID 0x80000020); this is an intel profile"
+broken sdciae-on-l2 base '2s/intel/amd/; 19s/cbm_len: 16/cbm_len: 16, io: true/' \
+    "19: caches.L2.allocation.io: SDCI allocation enforcement is the L3's (APM vol. 2, 19.4.7)"
+broken sdciae-not-bool base '2s/intel/amd/; 25s/shareable: 0xc000/io: 3/' \
+    "25: caches.L3.allocation.io: expected true or false (also yes/no, on/off), got '3'"
 broken monitored-without-ids base '31s/.*/  # no monitoring/' \
     "24: caches.L3.monitored: L3 is monitored but qos.monitoring gives no ids"
 broken monitoring-width base '31s/ids: 64/ids: 64, width: 63/' \

@@ -2,13 +2,15 @@
  * through the register console's interpreter (src/hw/x86_console.c), as a
  * user's script would drive it.
  *
- * The first byte picks the platform (intel-xeon, intel-atom, amd-epyc); the
- * rest is a console script. `run NS` makes random accesses from every CPU
- * under its current association, so monitoring has something to count.
- * After every line: mask registers stay within CBM_LEN bits, the machine's
- * masks within the cache's ways, and each CPU's class and tag are its
- * PQR_ASSOC's COS and RMID. After the script: the occupancy counters of
- * every tag sum to the lines a last-level cache holds. */
+ * The first byte picks the platform (intel-xeon, intel-atom, amd-epyc,
+ * amd-lwp, and tests/data/amd-bmec.yaml, whose BMEC, ABMC and SDCIAE
+ * registers the others lack); the rest is a console script. `run NS` makes random accesses from
+ * every CPU under its current association, so monitoring has something to count. After every line:
+ * mask registers stay within CBM_LEN bits, the machine's masks within the cache's ways, and each
+ * CPU's class and tag are its PQR_ASSOC's COS and RMID, and AMD's later registers hold only what
+ * they can: configurations within BwType's bits, a domain's modes within the features, no counter
+ * both enabled and in error. After the script: the occupancy counters of every tag sum to the lines
+ * a last-level cache holds. */
 #include "fuzz_check.h"
 #include "hw/x86_console.h"
 #include "util/bits.h"
@@ -16,8 +18,23 @@
 
 #include <string.h>
 
-static const char *const plats[] = {"intel-xeon", "intel-atom", "amd-epyc", "amd-lwp"};
-#define NPLAT 4
+/* The last is a path, found from this file's (the fuzzers run from the top). */
+static const char *const plats[] = {"intel-xeon", "intel-atom", "amd-epyc", "amd-lwp", NULL};
+#define NPLAT 5
+
+static const char *plat_name(unsigned k)
+{
+    static char path[600];
+    if (plats[k])
+        return plats[k];
+    snprintf(path, sizeof path, "%s", __FILE__);
+    char *slash = strrchr(path, '/');
+    if (slash)
+        snprintf(slash, sizeof path - (size_t)(slash - path), "/../data/amd-bmec.yaml");
+    else
+        snprintf(path, sizeof path, "../data/amd-bmec.yaml");
+    return path;
+}
 static struct mach machines[NPLAT];
 static struct x86 regs[NPLAT];
 static FILE *devnull;
@@ -60,6 +77,18 @@ static void check_state(struct x86 *x)
         FZ_CHECK(m->cpu[c].cls == HW_FGET(v, PQR_ASSOC, COS), "cpu %u class", c);
         FZ_CHECK(m->cpu[c].tag == (x->nrmid ? HW_FGET(v, PQR_ASSOC, RMID) : 0), "cpu %u tag", c);
     }
+    for (size_t i = 0; x->sbw && i < (size_t)x->p->ndomains * x->sbw_cos; i++)
+        FZ_CHECK(!(x->sbw[i] & ~bits_mask(x->sbw_len + 1)), "SMBW_CONTROL 0x%llx",
+                 (unsigned long long)x->sbw[i]);
+    for (unsigned d = 0; x->evt_cfg && d < x->p->ndomains; d++)
+        FZ_CHECK(x->evt_cfg[2 * d] <= 0x7F && x->evt_cfg[2 * d + 1] <= 0x7F, "QOS_EVT_CFG");
+    for (unsigned d = 0; x->ext_mode && d < x->p->ndomains; d++)
+        FZ_CHECK(x->ext_mode[d] <= 3, "domain %u modes 0x%llx", d,
+                 (unsigned long long)x->ext_mode[d]);
+    for (size_t i = 0; x->abmc && i < (size_t)x->p->ndomains * x->p->mon.abmc; i++)
+        FZ_CHECK(!(HW_FGET(x->abmc[i].dsc, L3_QOS_ABMC_DSC, CfgErr) &&
+                   HW_FGET(x->abmc[i].dsc, L3_QOS_ABMC_CFG, CtrEn)),
+                 "ABMC counter %zu enabled with CfgErr", i);
 }
 
 /* One last-level instance per input, in turn: counting every line of all of
@@ -83,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!machines[k].cpu) {
         struct plat p;
         struct err e;
-        if (plat_load(&p, plats[k], &e) || mach_init(&machines[k], &p, 16, &e) ||
+        if (plat_load(&p, plat_name(k), &e) || mach_init(&machines[k], &p, 16, &e) ||
             x86_init(&regs[k], &machines[k], &e))
             abort();
         devnull = devnull ? devnull : fopen("/dev/null", "w");

@@ -32,11 +32,19 @@ static struct {
     unsigned n;
     const uint64_t *ctr; /* scripted QM_CTR values, or NULL */
     unsigned nctr, ictr;
+    int smba; /* enumerate SMBA (BW_LEN 11, 16 COS) and take its MSRs' writes */
 } P;
 
 static enum hw_fault px_cpuid(void *ctx, unsigned cpu, uint32_t leaf, uint32_t sub, uint32_t out[4])
 {
-    return x86_cpuid(ctx, cpu, leaf, sub, out);
+    enum hw_fault f = x86_cpuid(ctx, cpu, leaf, sub, out);
+    if (P.smba && leaf == 0x80000020 && sub == 0)
+        out[1] |= 1u << 2;
+    if (P.smba && leaf == 0x80000020 && sub == 2) {
+        out[0] = 11;
+        out[3] = 15;
+    }
+    return f;
 }
 static enum hw_fault px_rdmsr(void *ctx, unsigned cpu, uint32_t msr, uint64_t *v)
 {
@@ -50,6 +58,8 @@ static enum hw_fault px_wrmsr(void *ctx, unsigned cpu, uint32_t msr, uint64_t v)
 {
     if (P.n < 4096)
         P.log[P.n++] = (struct op){cpu, msr, v};
+    if (P.smba && msr >= 0xC0000280 && msr < 0xC0000290)
+        return HW_OK;
     return x86_wrmsr(ctx, cpu, msr, v);
 }
 
@@ -71,6 +81,13 @@ static struct hw_x86_if boot(const char *profile)
     r.wrmsr = px_wrmsr;
     memset(&P, 0, sizeof P);
     return r;
+}
+
+static uint64_t msr(struct x86 *x, unsigned cpu, uint32_t a)
+{
+    uint64_t v = ~0ull;
+    assert_int_equal(x86_rdmsr(x, cpu, a, &v), HW_OK);
+    return v;
 }
 
 static int teardown(void **state)
@@ -360,6 +377,221 @@ static void test_mbm_amd_untracked(void **state)
     rdt_free(&d);
 }
 
+/* Zen 5 (amd-epyc-turin): CPUID 0x80000020's later members. */
+static void test_enumerate_turin(void **state)
+{
+    (void)state;
+    struct hw_x86_if r = boot("amd-epyc-turin");
+    struct rdt d;
+    struct err e;
+    assert_int_equal(rdt_init(&d, &r, &e), 0);
+    const struct rdt_caps *c = &d.caps;
+    assert_true(c->amd && c->l3be && c->bmec && c->abmc && c->sdciae);
+    assert_int_equal(c->bmec_evts, 2);   /* QOS_EVT_CFG_0 and _1 */
+    assert_int_equal(c->bw_types, 0x7F); /* all seven transaction types */
+    assert_int_equal(c->abmc_ctrs, 32);  /* 0x80000020.5 EBX + 1 */
+    assert_false(c->abmc_by_cos);
+    assert_false(c->smba); /* the profile has no slow memory (yet) */
+    assert_int_equal(d.ndom[RDT_L3], 8);
+    assert_int_equal(r.ncpu, 64);
+    assert_int_equal(P.n, 0); /* enumeration only reads */
+    rdt_free(&d);
+    /* Zen 3 has none of them. */
+    r = boot("amd-epyc");
+    assert_int_equal(rdt_init(&d, &r, &e), 0);
+    assert_false(d.caps.bmec || d.caps.abmc || d.caps.sdciae || d.caps.smba);
+    assert_int_equal(rdt_set_evt_cfg(&d, 0, RDT_EVT_TOTAL, 1, &e), -QOSIM_EUNSUP);
+    assert_int_equal(rdt_set_abmc(&d, 1, &e), -QOSIM_EUNSUP);
+    assert_int_equal(rdt_set_sdciae(&d, 1, &e), -QOSIM_EUNSUP);
+    assert_int_equal(rdt_set_smba(&d, 0, 1, 1e9, &e), -QOSIM_EUNSUP);
+    assert_int_equal(P.n, 0);
+    rdt_free(&d);
+}
+
+/* n loads of distinct lines of node 0's memory by CPU cpu under RMID rmid
+ * (given to the CPU through the driver, so the model tracks it). */
+static void load_lines(struct rdt *d, unsigned cpu, unsigned rmid, uint64_t base, unsigned n)
+{
+    struct err e;
+    unsigned p0 = P.n;
+    assert_int_equal(rdt_switch(d, cpu, 0, rmid, &e), 0);
+    P.n = p0;
+    for (uint64_t i = 0; i < n; i++)
+        mach_access(&M, &M.cpu[cpu], HIER_LOAD, mach_phys_base(0, 0) | (base + i * 64));
+}
+
+/* BMEC: QOS_EVT_CFG_n on a CPU of the domain, only when it changes; the
+ * counters then restart and the next read is U; types the part lacks are
+ * refused before any write. */
+static void test_bmec(void **state)
+{
+    (void)state;
+    struct hw_x86_if r = boot("amd-epyc-turin");
+    struct rdt d;
+    struct err e;
+    uint32_t t = 0;
+    assert_int_equal(rdt_init(&d, &r, &e), 0);
+    assert_int_equal(rdt_get_evt_cfg(&d, 2, RDT_EVT_TOTAL, &t, &e), 0);
+    assert_int_equal(t, 0x7F); /* reset: every type */
+    assert_int_equal(rdt_get_evt_cfg(&d, 2, RDT_EVT_LOCAL, &t, &e), 0);
+    assert_int_equal(t, 0x15); /* the local ones */
+    assert_int_equal(rdt_set_evt_cfg(&d, 2, RDT_EVT_TOTAL, 0x7F, &e), 0);
+    assert_int_equal(P.n, 0); /* unchanged: not written */
+    assert_int_equal(rdt_set_evt_cfg(&d, 2, RDT_EVT_TOTAL, 0x80, &e), -QOSIM_EINVAL);
+    assert_int_equal(rdt_set_evt_cfg(&d, 2, RDT_EVT_OCCUPANCY, 1, &e), -QOSIM_EINVAL);
+    assert_int_equal(rdt_set_evt_cfg(&d, 8, RDT_EVT_TOTAL, 1, &e), -QOSIM_EINVAL);
+    assert_int_equal(P.n, 0);
+    assert_int_equal(rdt_set_evt_cfg(&d, 2, RDT_EVT_LOCAL, 1u << RDT_BW_LOCAL_READS, &e), 0);
+    assert_int_equal(P.n, 1);
+    assert_int_equal(P.log[0].cpu, 16); /* CCD 2: CPUs 16-23 */
+    assert_int_equal(P.log[0].msr, 0xC0000401);
+    assert_int_equal(P.log[0].val, 1);
+    assert_int_equal(msr(&X, 23, 0xC0000401), 1); /* one register for the domain */
+    assert_int_equal(msr(&X, 24, 0xC0000401), 0x15);
+    /* The first read after the change is U; later ones count local reads. */
+    uint64_t b = 0;
+    load_lines(&d, 16, 3, 0x200000, 100);
+    assert_int_equal(rdt_mon_read(&d, 2, RDT_EVT_LOCAL, 3, &b, &e), -QOSIM_EIO);
+    assert_int_equal(rdt_mon_read(&d, 2, RDT_EVT_LOCAL, 3, &b, &e), 0);
+    assert_int_equal(b, mach_traffic(&M, 2, 3, 1u << MACH_TR_RD_LOCAL));
+    assert_int_equal(b, 100 * 64);
+    rdt_free(&d);
+}
+
+/* ABMC: on and off on every CPU (read, set, write back), a counter
+ * configured with one write on a CPU of its domain, read through
+ * ExtEvtID, exactly the ground truth of its source and types. */
+static void test_abmc(void **state)
+{
+    (void)state;
+    struct hw_x86_if r = boot("amd-epyc-turin");
+    struct rdt d;
+    struct err e;
+    assert_int_equal(rdt_init(&d, &r, &e), 0);
+    assert_int_equal(rdt_abmc_assign(&d, 1, 3, 0, 5, 0x7F, &e), -QOSIM_EUNSUP); /* off */
+    assert_int_equal(P.n, 0);
+    assert_int_equal(rdt_set_abmc(&d, 1, &e), 0);
+    assert_int_equal(P.n, 64);
+    for (unsigned i = 0; i < 64; i++) {
+        assert_int_equal(P.log[i].cpu, i);
+        assert_int_equal(P.log[i].msr, 0xC00003FF);
+        assert_int_equal(P.log[i].val, 1); /* ABMC_En */
+    }
+    P.n = 0;
+    assert_int_equal(rdt_abmc_assign(&d, 1, 32, 0, 5, 0x7F, &e), -QOSIM_EINVAL); /* 32 counters */
+    assert_int_equal(rdt_abmc_assign(&d, 1, 3, 1, 5, 0x7F, &e), -QOSIM_EINVAL);  /* no by-COS */
+    assert_int_equal(rdt_abmc_assign(&d, 1, 3, 0, 256, 0x7F, &e), -QOSIM_EINVAL);
+    assert_int_equal(rdt_abmc_assign(&d, 1, 3, 0, 5, 0x80, &e), -QOSIM_EINVAL);
+    assert_int_equal(P.n, 0);
+    assert_int_equal(rdt_abmc_assign(&d, 1, 3, 0, 5, 0x7F, &e), 0);
+    assert_int_equal(rdt_abmc_assign(&d, 1, 4, 0, 5, 1u << RDT_BW_REMOTE_READS, &e), 0);
+    assert_int_equal(P.n, 2);
+    assert_int_equal(P.log[0].cpu, 8);
+    assert_int_equal(P.log[0].msr, 0xC00003FD);
+    /* CfgEn [63], CtrEn [62], CtrID [52:48], BwSrc [43:32], BwType [31:0] */
+    assert_int_equal(P.log[0].val, 1ull << 63 | 1ull << 62 | 3ull << 48 | 5ull << 32 | 0x7F);
+    load_lines(&d, 9, 5, 0x400000, 300);
+    load_lines(&d, 9, 6, 0x800000, 50); /* another RMID: not counted */
+    P.n = 0;
+    uint64_t b = 0;
+    assert_int_equal(rdt_abmc_read(&d, 1, 3, &b, &e), 0);
+    assert_int_equal(P.log[0].msr, X86_QM_EVTSEL);
+    assert_int_equal(P.log[0].val,
+                     1ull << 31 | 3ull << 32 | 1); /* ExtEvtID, counter, L3CacheABMC */
+    assert_int_equal(b, mach_traffic(&M, 1, 5, 0x7F));
+    assert_true(b >= 300 * 64);
+    assert_int_equal(rdt_abmc_read(&d, 1, 4, &b, &e), 0);
+    assert_int_equal(b, 0); /* one node: no remote reads */
+    assert_int_equal(rdt_abmc_read(&d, 0, 3, &b, &e), 0);
+    assert_int_equal(b, 0); /* CCD 0's counter 3 is its own, never configured */
+    /* The running total follows the counter. */
+    struct rdt_mbm st = {0};
+    assert_int_equal(rdt_abmc_update(&d, 1, 3, &st, &e), 0);
+    load_lines(&d, 9, 5, 0xc00000, 10);
+    assert_int_equal(rdt_abmc_update(&d, 1, 3, &st, &e), 0);
+    assert_int_equal(st.bytes, 10 * 64);
+    /* Unassigned: CfgEn alone; the counter reads zero. */
+    P.n = 0;
+    assert_int_equal(rdt_abmc_unassign(&d, 1, 3, &e), 0);
+    assert_int_equal(P.log[0].val, 1ull << 63 | 3ull << 48);
+    assert_int_equal(rdt_abmc_read(&d, 1, 3, &b, &e), 0);
+    assert_int_equal(b, 0);
+    /* Off again: every CPU's ABMC_En cleared, the counters gone. */
+    P.n = 0;
+    assert_int_equal(rdt_set_abmc(&d, 0, &e), 0);
+    assert_int_equal(P.n, 64);
+    assert_int_equal(P.log[63].val, 0);
+    assert_int_equal(rdt_abmc_read(&d, 1, 4, &b, &e), -QOSIM_EUNSUP);
+    rdt_free(&d);
+}
+
+/* SDCIAE: SDCIAE_En set beside ABMC_En (read-modify-write), the highest
+ * CLOS reserved for I/O and its mask in L3_MASK_15, with CDP too. */
+static void test_sdciae(void **state)
+{
+    (void)state;
+    struct hw_x86_if r = boot("amd-epyc-turin");
+    struct rdt d;
+    struct err e;
+    assert_int_equal(rdt_init(&d, &r, &e), 0);
+    assert_int_equal(rdt_io_cos(&d), 15);
+    for (int i = 1; i < 16; i++)
+        assert_int_equal(rdt_alloc_cos(&d), i);
+    assert_int_equal(rdt_set_sdciae(&d, 1, &e), -QOSIM_EINVAL); /* COS 15 is a group's */
+    assert_int_equal(P.n, 0);
+    rdt_free_cos(&d, 15);
+    assert_int_equal(rdt_set_abmc(&d, 1, &e), 0);
+    P.n = 0;
+    assert_int_equal(rdt_set_sdciae(&d, 1, &e), 0);
+    assert_int_equal(P.n, 64);
+    assert_int_equal(P.log[0].msr, 0xC00003FF);
+    assert_int_equal(P.log[0].val, 3);       /* ABMC_En kept */
+    assert_int_equal(rdt_alloc_cos(&d), -1); /* COS 15 is I/O's now */
+    P.n = 0;
+    assert_int_equal(rdt_set_io_cbm(&d, 7, 0xC000, &e), 0);
+    assert_int_equal(P.log[0].cpu, 56);
+    assert_int_equal(P.log[0].msr, X86_L3_MASK_0 + 15);
+    assert_int_equal(rdt_set_io_cbm(&d, 7, 0x10000, &e), -QOSIM_EINVAL);
+    assert_int_equal(rdt_set_sdciae(&d, 0, &e), 0);
+    assert_int_equal(rdt_alloc_cos(&d), 15); /* free again */
+    assert_int_equal(msr(&X, 5, 0xC00003FF), 1);
+    rdt_free(&d);
+    /* With CDP on, the I/O CLOS is the highest pair (COS 7), its mask still MSR 15. */
+    r = boot("amd-epyc-turin");
+    assert_int_equal(rdt_init(&d, &r, &e), 0);
+    assert_int_equal(rdt_set_cdp(&d, RDT_L3, 1, &e), 0);
+    assert_int_equal(rdt_io_cos(&d), 7);
+    P.n = 0;
+    assert_int_equal(rdt_set_io_cbm(&d, 0, 0x3, &e), 0);
+    assert_int_equal(P.log[0].msr, X86_L3_MASK_0 + 15);
+    rdt_free(&d);
+}
+
+/* SMBA, enumerated by the proxy (CPUID 0x80000020 sub-leaf 0 EBX[2], sub-leaf
+ * 2's BW_LEN and COS_MAX): L3QOS_SMBW_CONTROL_n in L3BE's units. */
+static void test_smba(void **state)
+{
+    (void)state;
+    struct hw_x86_if r = boot("amd-epyc-turin");
+    P.smba = 1;
+    struct rdt d;
+    struct err e;
+    assert_int_equal(rdt_init(&d, &r, &e), 0);
+    assert_true(d.caps.smba);
+    assert_int_equal(d.caps.smba_len, 11);
+    assert_int_equal(d.caps.smba_cos, 16);
+    assert_int_equal(rdt_set_smba(&d, 3, 2, 4e9, &e), 0);
+    assert_int_equal(P.log[0].cpu, 24);
+    assert_int_equal(P.log[0].msr, 0xC0000282);
+    assert_int_equal(P.log[0].val, 32); /* 4 GB/s in 1/8 GB/s */
+    assert_int_equal(rdt_set_smba(&d, 3, 2, 0, &e), 0);
+    assert_int_equal(P.log[1].val, 0x800); /* unlimited */
+    assert_int_equal(rdt_set_smba(&d, 3, 16, 1e9, &e), -QOSIM_EINVAL);
+    assert_int_equal(rdt_set_smba(&d, 3, 2, 300e9, &e), -QOSIM_EINVAL);
+    assert_int_equal(P.n, 2);
+    rdt_free(&d);
+}
+
 /* drv/qos.c over a scenario: CDP, classes and masks in every domain, MBA,
  * identifiers per group, PQR_ASSOC written by the driver at context switch
  * only when it changes, and a task moved by a phase re-associated at once. */
@@ -380,13 +612,6 @@ static const char qos_yaml[] =
     "    - {name: g2, tasks: [c, d], L3: 0x00f, L2: 0xff}\n"
     "phases:\n"
     "  - {at: 500us, qos: [{group: default, tasks: [c]}]}\n";
-
-static uint64_t msr(struct x86 *x, unsigned cpu, uint32_t a)
-{
-    uint64_t v = ~0ull;
-    assert_int_equal(x86_rdmsr(x, cpu, a, &v), HW_OK);
-    return v;
-}
 
 static void test_qos_scenario(void **state)
 {
@@ -460,6 +685,11 @@ int main(void)
         cmocka_unit_test_teardown(test_mbm_wrap_e_u, teardown),
         cmocka_unit_test_teardown(test_mon_read_model, teardown),
         cmocka_unit_test_teardown(test_mbm_amd_untracked, teardown),
+        cmocka_unit_test_teardown(test_enumerate_turin, teardown),
+        cmocka_unit_test_teardown(test_bmec, teardown),
+        cmocka_unit_test_teardown(test_abmc, teardown),
+        cmocka_unit_test_teardown(test_sdciae, teardown),
+        cmocka_unit_test_teardown(test_smba, teardown),
         cmocka_unit_test(test_qos_scenario),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

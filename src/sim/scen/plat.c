@@ -166,9 +166,9 @@ static int load_alloc(struct plat_cache *pc, struct conf *c, struct conf_node *n
         return 0;
     int rc = conf_expect(c, a, CONF_MAP, e);
     uint64_t classes = 0, len = pc->geom.assoc, share = 0;
-    int cdp = 0, sparse = 0;
+    int cdp = 0, sparse = 0, io = 0;
     if (!rc)
-        rc = conf_keys(c, a, e, "classes", "cbm_len", "cdp", "shareable", "sparse", NULL);
+        rc = conf_keys(c, a, e, "classes", "cbm_len", "cdp", "shareable", "sparse", "io", NULL);
     if (!rc)
         rc = conf_u64(c, a, "classes", CONF_REQ, 1, PLAT_MAX_CLASSES, &classes, e);
     if (!rc)
@@ -179,6 +179,8 @@ static int load_alloc(struct plat_cache *pc, struct conf *c, struct conf_node *n
         rc = conf_u64(c, a, "shareable", CONF_OPT, 0, UINT64_MAX, &share, e);
     if (!rc)
         rc = conf_bool(c, a, "sparse", CONF_OPT, &sparse, e);
+    if (!rc) /* SDCIAE; who may have it: check_amd_qos */
+        rc = conf_bool(c, a, "io", CONF_OPT, &io, e);
     if (rc)
         return rc;
     /* Each mask bit stands for a whole number of ways, so a mask confines
@@ -190,7 +192,7 @@ static int load_alloc(struct plat_cache *pc, struct conf *c, struct conf_node *n
     if (share & ~bits_mask((unsigned)len))
         return conf_error(c, conf_get(a, "shareable"), e, "0x%llx has bits beyond cbm_len %llu",
                           (unsigned long long)share, (unsigned long long)len);
-    pc->alloc = (struct plat_alloc){(unsigned)classes, (unsigned)len, cdp, share, sparse};
+    pc->alloc = (struct plat_alloc){(unsigned)classes, (unsigned)len, cdp, share, sparse, io};
     return 0;
 }
 
@@ -384,6 +386,35 @@ static int load_mem(struct plat *p, struct conf *c, struct conf_node *root, stru
     return rc;
 }
 
+/* AMD's newer monitoring (APM vol. 2, 19.3.3.2 BMEC, 19.3.3.3 ABMC): both
+ * configure bandwidth events, so they need total or local; ABMC's CtrID
+ * field is 5 bits (L3_QOS_ABMC_CFG[52:48]), so at most 32 counters; the
+ * by-COS capability is ABMC's. The vendor: check_amd_qos. */
+static int load_mon_amd(struct plat_mon *o, struct conf *c, struct conf_node *n, struct err *e)
+{
+    uint64_t abmc = 0;
+    int rc = conf_bool(c, n, "bmec", CONF_OPT, &o->bmec, e);
+    if (!rc)
+        rc = conf_u64(c, n, "abmc", CONF_OPT, 1, 32, &abmc, e);
+    if (!rc)
+        rc = conf_bool(c, n, "abmc_by_class", CONF_OPT, &o->abmc_by_class, e);
+    o->abmc = (unsigned)abmc;
+    if (rc)
+        return rc;
+    static const char *const keys[] = {"bmec", "abmc"};
+    for (unsigned i = 0; i < 2; i++)
+        if (conf_get(n, keys[i]) && (i ? o->abmc != 0 : o->bmec) && !o->total && !o->local)
+            return conf_error(c, conf_get(n, keys[i]), e,
+                              "%s configures bandwidth events, and neither total nor local is "
+                              "counted",
+                              i ? "ABMC" : "BMEC");
+    if (o->abmc_by_class && !o->abmc)
+        return conf_error(c, conf_get(n, "abmc_by_class"), e,
+                          "counting by COS is a capability of ABMC's counters, and abmc gives "
+                          "none");
+    return 0;
+}
+
 static int load_mon(struct plat *p, struct conf *c, struct conf_node *qos, struct err *e)
 {
     struct plat_mon *o = &p->mon;
@@ -395,7 +426,7 @@ static int load_mon(struct plat *p, struct conf *c, struct conf_node *qos, struc
     int rc = conf_expect(c, n, CONF_MAP, e);
     if (!rc)
         rc = conf_keys(c, n, e, "ids", "occupancy", "total", "local", "width", "scale", "sample",
-                       "tracked", NULL);
+                       "tracked", "bmec", "abmc", "abmc_by_class", NULL);
     if (!rc)
         rc = conf_u64(c, n, "ids", CONF_REQ, 1, PLAT_MAX_TAGS, &tags, e);
     if (!rc)
@@ -418,6 +449,8 @@ static int load_mon(struct plat *p, struct conf *c, struct conf_node *qos, struc
     o->width = (unsigned)width;
     o->scale = scale;
     o->tracked = (unsigned)tracked;
+    if (!rc)
+        rc = load_mon_amd(o, c, n, e);
     struct conf_node *t = rc ? NULL : conf_get(n, "tracked");
     if (!t)
         return rc;
@@ -796,6 +829,29 @@ static int check_vendor(struct plat *p, struct conf *c, struct err *e)
     return 0;
 }
 
+/* BMEC, ABMC and SDCIAE are AMD's (APM vol. 2, 19.3.3.2, 19.3.3.3, 19.4.7;
+ * CPUID 0x80000020), SDCIAE the L3's, and it confines I/O to the mask of
+ * the highest COS, so it needs L3 allocation (it sits in its map). */
+static int check_amd_qos(struct plat *p, struct conf *c, struct err *e)
+{
+    static const char *const keys[] = {"qos.monitoring.bmec", "qos.monitoring.abmc",
+                                       "qos.monitoring.abmc_by_class", "caches.L3.allocation.io"};
+    const int on[] = {p->mon.bmec, p->mon.abmc != 0, p->mon.abmc_by_class,
+                      p->cache[PLAT_L3].alloc.io};
+    for (unsigned i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (on[i] && p->vendor != PLAT_AMD)
+            return conf_error(c, at(c, keys[i]), e,
+                              "%s is AMD's (CPUID 0x80000020); this is an %s profile",
+                              i == 3   ? "SDCIAE"
+                              : i == 0 ? "BMEC"
+                                       : "ABMC",
+                              plat_vendor_name[p->vendor]);
+    if (p->cache[PLAT_L2].alloc.io)
+        return conf_error(c, at(c, "caches.L2.allocation.io"), e,
+                          "SDCI allocation enforcement is the L3's (APM vol. 2, 19.4.7)");
+    return 0;
+}
+
 /* Where a controller's instances sit. The draft places each register
  * block at a 4 KiB-aligned range a multiple of 4 KiB long (ch. 1); 1.0
  * asks only for an 8-byte aligned start (qos_intro), so instances may be
@@ -970,7 +1026,8 @@ int plat_from_conf(struct plat *p, struct conf *c, struct err *e)
     if (p->bw.kind == BW_RATE && !p->cache[PLAT_L3].present)
         return conf_error(c, conf_get(conf_get(conf_get(root, "qos"), "bandwidth"), "kind"), e,
                           "rate limits L3-to-memory traffic, but there is no L3");
-    if ((rc = check_vendor(p, c, e)) || (rc = check_slow(p, c, e)) || (rc = check_cbqri(p, c, e)))
+    if ((rc = check_vendor(p, c, e)) || (rc = check_amd_qos(p, c, e)) ||
+        (rc = check_slow(p, c, e)) || (rc = check_cbqri(p, c, e)))
         return rc;
     return conf_check_unused(c, root, e);
 }

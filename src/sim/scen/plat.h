@@ -40,6 +40,8 @@ struct plat_alloc {
     int cdp;            /* code and data masks separately */
     uint64_t shareable; /* bits other agents also use (CPUID.10H EBX) */
     int sparse;         /* non-contiguous masks allowed */
+    int io;             /* L3, AMD: SDCIAE, I/O allocation confined to the highest COS's mask
+                           (caches.L3.allocation.io) */
 };
 
 struct plat_cache {
@@ -113,6 +115,13 @@ struct plat_mon {
     /* Bandwidth tags each L3 domain's counters track at once (AMD 56375 may
      * track fewer than exist); tags: all of them. */
     unsigned tracked;
+    /* AMD (APM vol. 2, 19.3.3.2-19.3.3.3): BMEC, the total and local events'
+     * transaction types set by QOS_EVT_CFG_n; ABMC, this many assignable
+     * counters per L3 domain (0: none), which may count a COS instead of an
+     * RMID with abmc_by_class (CPUID 0x80000020.5 ECX[0]). */
+    int bmec;
+    unsigned abmc;
+    int abmc_by_class;
 };
 
 /* Memory bandwidth control. */

@@ -244,6 +244,7 @@ static void row_mon(struct run_row *row, const struct run_mon_val *a, const stru
     row->mon_rd_bw = (double)row->mon_rd_bytes / dt;
     row->mon_local_bw = (double)row->mon_local_bytes / dt;
     row->mon_unavail = b->unavail - a->unavail;
+    row->mon_unassigned = a->unassigned | b->unassigned;
 }
 
 /* Fills row with the counts between two snapshots. */
@@ -261,6 +262,8 @@ static void row_delta(struct run_row *row, const struct mach_tstat *a, const str
     }
     row->rd_bytes = b->rd_bytes - a->rd_bytes;
     row->wr_bytes = b->wr_bytes - a->wr_bytes;
+    for (int k = 0; k < MACH_NTRAFFIC; k++)
+        row->traffic[k] = b->traffic[k] - a->traffic[k];
     double dt = t1 > t0 ? t1 - t0 : 1;
     row->rd_bw = (double)row->rd_bytes / dt;
     row->wr_bw = (double)row->wr_bytes / dt;

@@ -52,6 +52,12 @@ struct scen_qos_set {
     int secure;                  /* CBQRI: for the group's confidential requests, through the
                                     secure register windows (spec 5.2) */
     unsigned line;               /* where it was written, for messages */
+    /* AMD (drv/qos_scen.c): */
+    int has_smba;     /* SMBA: a rate limit on the group's slow-memory reads */
+    double smba;      /* bytes per second; 0 unlimited */
+    unsigned has_evt; /* BMEC, a phase's: bit 0 total, bit 1 local, in every domain */
+    uint32_t evt[2];  /* their transaction types (QOS_EVT_CFG_0, _1) */
+    int no_counters;  /* ABMC: the group's monitoring IDs get no counters */
 };
 
 enum scen_mon { SCEN_MON_NONE, SCEN_MON_TASK, SCEN_MON_GROUP };
@@ -69,6 +75,13 @@ struct scen_qos {
                                    the phases read so far leave them (for sum checks) */
     unsigned ngrp;
     int *task_grp; /* [ntask] group of each task; -1: the default group (COS 0) */
+    /* AMD (drv/qos_scen.c): */
+    unsigned has_evt;     /* BMEC: bit 0 total, bit 1 local configured */
+    uint32_t evt[2];      /* their transaction types */
+    int mbm_event;        /* ABMC: resctrl's mbm_assign_mode "mbm_event" */
+    unsigned assign_evts; /* ABMC: bit 0 total, bit 1 local: the events given counters */
+    int has_io;           /* SDCIAE: I/O allocation confined to io_cbm (resctrl's io_alloc) */
+    uint64_t io_cbm;
 };
 
 struct scen_set {
