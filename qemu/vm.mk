@@ -54,9 +54,11 @@ $(VM)/qosim-guest: qemu/guest/qosim-guest.c
 	@mkdir -p $(dir $@)
 	$(CC) -static -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -o $@ $<
 
+# The modules of both kernels: the same initramfs boots either.
 $(VM)/initramfs.cpio.gz: qemu/guest/mkinitramfs qemu/guest/init $(VM)/qosim-guest \
-                         $(VM)/kernel/vmlinux $(wildcard tests/vm/* qemu/guest/rootfs/*/*)
-	qemu/guest/mkinitramfs $@ $(VM)/kernel $(VM)/qosim-guest tests/vm
+                         $(VM)/kernel/vmlinux $(VM)/kernel-bp/vmlinux \
+                         $(wildcard tests/vm/* qemu/guest/rootfs/*/*)
+	qemu/guest/mkinitramfs $@ $(VM)/kernel:$(VM)/kernel-bp $(VM)/qosim-guest tests/vm
 
 .PHONY: vm vm-san
 vm: $(O)/qosim $(VM)/qemu-system-x86_64 $(VM)/qosim-vm.so $(VM)/initramfs.cpio.gz \

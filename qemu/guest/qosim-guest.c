@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <string.h>
 #include <linux/mempolicy.h>
+#include <sched.h>
 #include <sys/io.h>
 #include <sys/mman.h>
 #include <sys/reboot.h>
@@ -41,6 +42,7 @@ static void usage(FILE *f)
             "       %s wrmsr CPU MSR VALUE\n"
             "       %s cpuid LEAF [SUBLEAF]\n"
             "       %s stream [--size BYTES[K|M|G]] [--passes N] [--write] [--node N]\n"
+            "              [--move-to TASKS_FILE]...\n"
             "       %s exit STATUS\n",
             prog, prog, prog, prog, prog);
 }
@@ -249,15 +251,40 @@ static uint64_t *node_buffer(uint64_t len, unsigned node)
     return buf;
 }
 
+/* Moves the calling process into the resctrl group whose tasks file is
+ * `tasks`. Linux loads the group's class and RMID into PQR_ASSOC of the CPU
+ * at once when a task moves itself, which the returned PQR_ASSOC (read on
+ * the CPU the process runs on; UINT64_MAX when /dev/cpu/N/msr is absent)
+ * shows. */
+static uint64_t move_to(const char *tasks)
+{
+    FILE *f = fopen(tasks, "w");
+    if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f)) {
+        fprintf(stderr, "%s: --move-to %s: %s\n", prog, tasks, strerror(errno));
+        exit(EXIT_ERR);
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/dev/cpu/%d/msr", sched_getcpu());
+    int fd = open(path, O_RDONLY);
+    uint64_t v = UINT64_MAX;
+    if (fd >= 0) {
+        if (pread(fd, &v, sizeof v, 0xC8F) != (ssize_t)sizeof v) /* IA32_PQR_ASSOC */
+            v = UINT64_MAX;
+        close(fd);
+    }
+    return v;
+}
+
 static int cmd_stream(int argc, char **argv)
 {
-    uint64_t size = 64 << 20, passes = 4;
-    int write = 0, node = -1;
+    uint64_t size = 64 << 20, passes = 4, assoc = UINT64_MAX;
+    int write = 0, node = -1, ntasks = 0;
+    const char *tasks[4];
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--write")) {
             write = 1;
         } else if (!strcmp(argv[i], "--size") || !strcmp(argv[i], "--passes") ||
-                   !strcmp(argv[i], "--node")) {
+                   !strcmp(argv[i], "--node") || !strcmp(argv[i], "--move-to")) {
             const char *opt = argv[i++];
             if (i == argc) {
                 fprintf(stderr, "%s: %s needs a value\n", prog, opt);
@@ -267,7 +294,13 @@ static int cmd_stream(int argc, char **argv)
                 size = parse_size("--size", argv[i]);
             else if (!strcmp(opt, "--node"))
                 node = (int)parse_num("--node", argv[i], 63);
-            else
+            else if (!strcmp(opt, "--move-to")) {
+                if (ntasks == 4) {
+                    fprintf(stderr, "%s: at most 4 --move-to\n", prog);
+                    return EXIT_ERR;
+                }
+                tasks[ntasks++] = argv[i];
+            } else
                 passes = parse_num("--passes", argv[i], UINT32_MAX);
         } else {
             bad_arg("stream option", argv[i]);
@@ -294,6 +327,13 @@ static int cmd_stream(int argc, char **argv)
     for (uint64_t i = 0; node < 0 && i < lines * 8; i++)
         buf[i] = i;
 
+    /* The passes only, in another group: what the buffer's setup read and
+     * dirtied stays the caller's group's. Several files are moved to in
+     * turn: Linux moves a task into a monitoring group only from that
+     * group's parent. */
+    for (int t = 0; t < ntasks; t++)
+        assoc = move_to(tasks[t]);
+
     /* Line after line, all eight words of each (and each written back with
      * --write): a plain memory-bound loop. */
     uint64_t sum = 0;
@@ -311,6 +351,8 @@ static int cmd_stream(int argc, char **argv)
            secs > 0 ? bytes / secs / 1e6 : 0.0);
     if (node >= 0)
         printf(" node=%d", node); /* every page checked there */
+    if (assoc != UINT64_MAX)
+        printf(" assoc=0x%llx", (unsigned long long)assoc);
     printf("\n");
     if (node >= 0)
         munmap(buf, lines * 64);

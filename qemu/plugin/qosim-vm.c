@@ -80,8 +80,11 @@ static struct {
     unsigned slow_node;
     char report[4096], console[4096];
     double pace;
-    uint64_t pace_sim;   /* ticks requests waited at limiters since the last check */
-    double pace_debt_ns; /* host time the guest still owes */
+    uint64_t *rmid_ticks, *rmid_held; /* [ntags] for the report: the simulated time vCPUs ran
+                                         with that RMID in PQR_ASSOC, and what their requests
+                                         waited at limiters in it */
+    uint64_t pace_sim;                /* ticks requests waited at limiters since the last check */
+    double pace_debt_ns;              /* host time the guest still owes */
 } vm;
 
 static void die(const char *what, const struct err *e)
@@ -97,13 +100,20 @@ static void vcpu_run(struct vcpu *v, unsigned cpu)
         return;
     struct err e = {0};
     struct mach_cpu *p = &vm.m.cpu[cpu];
-    uint64_t h0 = p->held;
+    uint64_t h0 = p->held, t0 = p->now;
+    /* One RMID for the whole batch: every QoS MSR access runs the
+     * batches first (model_takes). */
+    unsigned tag = p->tag;
     wl_feed(v->wl, v->rec, v->n);
     v->n = 0;
     v->t.ended = 0; /* the stretch before ended the fed workload */
     if (core_run(&vm.m, p, &v->t, UINT64_MAX, &e) < 0)
         die("simulated core", &e);
     vm.pace_sim += p->held - h0;
+    if (tag < vm.m.ntags) {
+        vm.rmid_ticks[tag] += p->now - t0;
+        vm.rmid_held[tag] += p->held - h0;
+    }
 }
 
 /* Every vCPU's pending accesses, before software looks at or changes the
@@ -489,8 +499,11 @@ static void write_report(void)
             continue;
         fprintf(f,
                 "%s\n    {\"rmid\": %u, \"read_bytes\": %" PRIu64 ", \"writeback_bytes\": %" PRIu64
-                ", \"slow_read_bytes\": %" PRIu64 ", \"traffic\": [",
-                first ? "" : ",", t, rd, wb, srd);
+                ", \"slow_read_bytes\": %" PRIu64 ", \"simulated_ns\": %.0f, \"held_ns\": %.0f"
+                ", \"traffic\": [",
+                first ? "" : ",", t, rd, wb, srd,
+                (double)vm.rmid_ticks[t] / vm.m.ticks_per_sec * 1e9,
+                (double)vm.rmid_held[t] / vm.m.ticks_per_sec * 1e9);
         /* Bytes by traffic class, class i being bit i of an AMD BMEC
          * configuration (enum mach_traffic), all L3 domains together. */
         for (unsigned k = 0; k < MACH_NTRAFFIC; k++) {
@@ -573,7 +586,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     }
     vm.nv = vm.m.ncpu;
     vm.v = calloc(vm.nv, sizeof *vm.v);
-    if (!vm.v) {
+    vm.rmid_ticks = calloc(vm.m.ntags + 1, sizeof *vm.rmid_ticks);
+    vm.rmid_held = calloc(vm.m.ntags + 1, sizeof *vm.rmid_held);
+    if (!vm.v || !vm.rmid_ticks || !vm.rmid_held) {
         fprintf(stderr, "qosim-vm: out of memory\n");
         return -1;
     }
