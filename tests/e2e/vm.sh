@@ -11,17 +11,20 @@ case $QOSIM in */san/*)
     exit 0 ;;
 esac
 
-# vm_boot PLATFORM CMD: boots once; the guest's output in $TMP/guest, the
+# vm_boot PLATFORM CMD [OPTION...]: boots once, with more options of qosim
+# vm if given (--kernel FILE, ...); the guest's output in $TMP/guest, the
 # model's ground truth in $TMP/report.json.
 vm_boot() {
+    local plat=$1 cmd=$2
+    shift 2
     # Time-boxed: a guest that hangs fails the test instead of the run.
     # Pace 30 (not the default 10) so that a limit's effect on the guest's
     # clock stands well clear of what a loaded machine does to the rest.
-    timeout -k 10 900 "$QOSIM" vm --platform "$1" --pace 30 --report "$TMP/report.json" --cmd "$2" \
-        >"$TMP/guest" 2>"$TMP/guest.err"
+    timeout -k 10 900 "$QOSIM" vm --platform "$plat" --pace 30 --report "$TMP/report.json" \
+        --cmd "$cmd" "$@" >"$TMP/guest" 2>"$TMP/guest.err"
     local rc=$?
-    if [ $rc -eq 0 ]; then ok "$1: the guest boots, runs the scripts and powers off with status 0"; else
-        notok "$1: the guest boots, runs the scripts and powers off with status 0" "exit $rc" \
+    if [ $rc -eq 0 ]; then ok "$plat: the guest boots, runs the scripts and powers off with status 0"; else
+        notok "$plat: the guest boots, runs the scripts and powers off with status 0" "exit $rc" \
             "$(tail -5 "$TMP/guest.err")" "$(grep -v '^| ' "$TMP/guest" | tail -5)"
     fi
 }
