@@ -34,6 +34,22 @@ expect "regs --attach to no guest is refused" 2 $QOSIM regs --attach "$TMP/none.
 has "... and says what to run" "$TMP/err" "qosim vm --console"
 expect "regs --attach with --platform is refused" 2 $QOSIM regs --attach "$TMP/s" --platform intel-xeon
 expect "--no-model with --report is refused" 2 $V --no-model --report "$TMP/r.json"
+# Slow memory: amd-epyc with a slow node per DRAM node (docs/profiles.md, memory.slow).
+"$QOSIM" profiles show amd-epyc |
+    sed 's/^name: amd-epyc$/name: amd-epyc-slow/
+         s/^\(  remote_penalty: 60ns\).*$/\1\n  slow: {nodes: 1, peak: 64GB\/s, latency: 250ns, channels: 2}/' \
+        >"$TMP/slow.yaml"
+has "the slow-memory profile has its slow node" "$TMP/slow.yaml" "^  slow: \{nodes: 1,"
+expect "--slow-memory on a profile without slow memory is refused" 2 $V --platform amd-epyc --slow-memory 256M --print-cmd
+has "... and says why" "$TMP/err" "^qosim vm: --slow-memory: amd-epyc has no slow memory \(memory.slow"
+expect "--slow-memory 0 on a profile without slow memory is refused too" 2 $V --slow-memory 0 --print-cmd
+expect "--slow-memory in less than whole MiB is refused" 2 $V --platform "$TMP/slow.yaml" --slow-memory 100K
+has "... and named" "$TMP/err" "^qosim vm: --slow-memory 100K: 0, or whole MiB from 64M"
+expect "--slow-memory below 64M is refused" 2 $V --platform "$TMP/slow.yaml" --slow-memory 32M
+expect "--memory and --slow-memory beyond 2G together are refused" 2 $V --platform "$TMP/slow.yaml" \
+    --memory 1G --slow-memory 1025M
+has "... and says why" "$TMP/err" "at most 2G together"
+expect "--slow-memory needs a value" 2 $V --slow-memory
 
 # The command line, where 'make vm' has built what it names.
 if $V --print-cmd >/dev/null 2>&1; then
@@ -48,6 +64,19 @@ if $V --print-cmd >/dev/null 2>&1; then
     has "intel-xeon: 16 vCPUs of 32, 8 L2 modules a die" "$TMP/out" \
         "-smp cpus=16,maxcpus=32,sockets=2,dies=1,cores=8,threads=2 "
     has "intel-xeon: Intel's limits reach leaf 1FH" "$TMP/out" "vendor=GenuineIntel,family=6,model=106,stepping=6,level=31,xlevel=0x80000008"
+    if grep -q -- "-numa" "$TMP/out"; then notok "a profile without slow memory: one NUMA node"; else
+        ok "a profile without slow memory: one NUMA node"; fi
+    # Slow memory: node 0 with every CPU and --memory, then node 1, CPU-less,
+    # 256M by default; the plugin is told its size.
+    expect "a profile with slow memory" 0 $V --platform "$TMP/slow.yaml" --print-cmd
+    has "... has two NUMA nodes, the slow one CPU-less and 256M by default" "$TMP/out" \
+        "-m 1280M -object memory-backend-ram,id=qosim-ram0,size=1024M -object memory-backend-ram,id=qosim-ram1,size=256M -numa node,nodeid=0,cpus=0-127,memdev=qosim-ram0 -numa node,nodeid=1,memdev=qosim-ram1 "
+    has "... and the plugin knows the slow node's size" "$TMP/out" "qosim-vm.so,profile=$TMP/slow.yaml,pace=10,slow=268435456\$"
+    expect "--slow-memory 1G --memory 1G" 0 $V --platform "$TMP/slow.yaml" --slow-memory 1G --memory 1G --print-cmd
+    has "... makes 2G in all" "$TMP/out" "-m 2048M .*size=1024M .*size=1024M "
+    expect "--slow-memory 0" 0 $V --platform "$TMP/slow.yaml" --slow-memory 0 --print-cmd
+    if grep -q -- "-numa\|slow=" "$TMP/out"; then notok "... gives the guest no slow node"; else
+        ok "... gives the guest no slow node"; fi
 
     # Quick boots of QEMU alone (--no-model, seconds each) for what the
     # launcher does around the guest. Time-boxed.
@@ -67,6 +96,11 @@ if $V --print-cmd >/dev/null 2>&1; then
     (cd "$TMP/rd" && find . | cpio -o -H newc 2>/dev/null | gzip) >"$TMP/rd.gz"
     expect "--initrd: one's own init runs; with --cmd and no status: 125" 125 $B --initrd "$TMP/rd.gz" --cmd true
     has "... it said why" "$TMP/err" "stopped without an exit status"
+    # QEMU's layout of the two nodes, as the guest's firmware tables give it.
+    expect "slow memory: the guest boots" 0 timeout -k 10 300 $V --platform "$TMP/slow.yaml" --no-model \
+        --cmd 'echo "cpus [$(cat /sys/devices/system/node/node1/cpulist)]"; dmesg | grep -o "SRAT: Node 1 .*"'
+    has "... its node 1 has no CPU" "$TMP/out" "^cpus \[\]$"
+    has "... and the 256M after node 0's 1G (ACPI SRAT)" "$TMP/out" "^SRAT: Node 1 PXM 1 \[mem 0x40000000-0x4fffffff\]"
 else
     echo "# 'make vm' has not been run: the command-line checks are skipped"
 fi
