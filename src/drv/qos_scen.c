@@ -346,8 +346,8 @@ static int load_groups(struct scen *s, struct conf *c, struct conf_node *list, s
         struct conf_node *m = &list->kids[g];
         const char *name = NULL;
         if ((rc = conf_expect(c, m, CONF_MAP, e)) ||
-            (rc = conf_keys(c, m, e, "name", "tasks", "L3", "L2", "units", "mba", "limit",
-                            "smba", "reserve", "weight", "confidential", "counters", NULL)) ||
+            (rc = conf_keys(c, m, e, "name", "tasks", "L3", "L2", "units", "mba", "limit", "smba",
+                            "reserve", "weight", "confidential", "counters", NULL)) ||
             (rc = conf_str(c, m, "name", CONF_REQ, &name, e)) ||
             (rc = load_counters(s, c, m, g, e)))
             return rc;
@@ -606,8 +606,8 @@ static int phase(struct scen *s, struct conf *c, struct conf_node *list, struct 
                 return rc;
             continue;
         }
-        if ((rc = conf_keys(c, m, e, "group", "tasks", "L3", "L2", "units", "mba", "limit",
-                            "smba", "reserve", "weight", "confidential", NULL)) ||
+        if ((rc = conf_keys(c, m, e, "group", "tasks", "L3", "L2", "units", "mba", "limit", "smba",
+                            "reserve", "weight", "confidential", NULL)) ||
             (rc = conf_str(c, m, "group", CONF_REQ, &name, e)))
             return rc;
         unsigned g = 0;
@@ -621,9 +621,9 @@ static int phase(struct scen *s, struct conf *c, struct conf_node *list, struct 
         struct scen_set tee = {.kind = SCEN_QOS, .q.grp = o->q.grp, .q.secure = 1};
         if ((rc = load_settings(s, c, m, &o->q, &tee.q, e)))
             return rc;
-        if (dflt && (o->q.has_mask[PLAT_L3] || o->q.has_mask[PLAT_L2] || o->q.has_mba ||
-                     o->q.has_limit || o->q.has_smba || o->q.has_share ||
-                     conf_get(m, "confidential")))
+        if (dflt &&
+            (o->q.has_mask[PLAT_L3] || o->q.has_mask[PLAT_L2] || o->q.has_mba || o->q.has_limit ||
+             o->q.has_smba || o->q.has_share || conf_get(m, "confidential")))
             return conf_error(c, m, e, "the default group (class 0) keeps its reset settings");
         if (conf_get(m, "confidential"))
             ph->set[ph->nset++] = tee;

@@ -575,8 +575,8 @@ static void test_smba(void **state)
     assert_int_equal(rdt_set_smba(&d, 3, 2, 4e9, &e), 0);
     assert_int_equal(P.log[0].cpu, 24); /* the first CPU of CCD 3 */
     assert_int_equal(P.log[0].msr, X86_AMD_SMBW_CTL_0 + 2);
-    assert_int_equal(P.log[0].val, 32); /* 4 GB/s in 1/8 GB/s */
-    assert_int_equal(msr(&X, 31, X86_AMD_SMBW_CTL_0 + 2), 32); /* any CPU of the CCD reads it */
+    assert_int_equal(P.log[0].val, 32);                          /* 4 GB/s in 1/8 GB/s */
+    assert_int_equal(msr(&X, 31, X86_AMD_SMBW_CTL_0 + 2), 32);   /* any CPU of the CCD reads it */
     assert_int_equal(msr(&X, 0, X86_AMD_SMBW_CTL_0 + 2), 0x800); /* CCD 0: reset, U */
     assert_int_equal(msr(&X, 24, X86_AMD_SMBW_CTL_0 + 1), 0x800);
     assert_true(M.sbw[3].set[2].rate > 0);
@@ -629,16 +629,17 @@ static void test_smba_scenario(void **state)
     struct hw_x86_if r;
     x86_regif(&x, &r);
     assert_int_equal(qos_rdt_init(&q, &r, &run, &e), 0);
-    for (unsigned cpu = 0; cpu < 64; cpu += 8) { /* every CCD */
+    for (unsigned cpu = 0; cpu < 64; cpu += 8) {                       /* every CCD */
         assert_int_equal(msr(&x, cpu, X86_AMD_SMBW_CTL_0 + 1), 20);    /* g1, COS 1: 2.5 GB/s */
         assert_int_equal(msr(&x, cpu, X86_AMD_SMBW_CTL_0 + 2), 0x800); /* g2: unlimited */
-        assert_int_equal(msr(&x, cpu, X86_AMD_BW_CTL_0 + 2), 8); /* its L3BE limit */
+        assert_int_equal(msr(&x, cpu, X86_AMD_BW_CTL_0 + 2), 8);       /* its L3BE limit */
         assert_int_equal(msr(&x, cpu, X86_AMD_SMBW_CTL_0 + 3), 0x800);
     }
     assert_int_equal(run_all(&run, NULL, NULL, NULL, &e), 0);
     for (unsigned cpu = 0; cpu < 64; cpu += 8) {
         assert_int_equal(msr(&x, cpu, X86_AMD_SMBW_CTL_0 + 1), 0x800);
-        assert_int_equal(msr(&x, cpu, X86_AMD_SMBW_CTL_0 + 2), 2); /* 0.3 GB/s: 2 steps, rounded down */
+        assert_int_equal(msr(&x, cpu, X86_AMD_SMBW_CTL_0 + 2),
+                         2); /* 0.3 GB/s: 2 steps, rounded down */
     }
     qos_free(&q);
     x86_free(&x);
