@@ -288,8 +288,8 @@ static int load_settings(struct scen *s, struct conf *c, struct conf_node *map,
         return conf_error(c, t, e, "confidential settings go in a group, not inside another");
     /* tasks and confidential are refused in here, each with its reason. */
     if ((rc = conf_expect(c, t, CONF_MAP, e)) ||
-        (rc = conf_keys(c, t, e, "L3", "L2", "units", "mba", "limit", "reserve", "weight", "tasks",
-                        "confidential", NULL)))
+        (rc = conf_keys(c, t, e, "L3", "L2", "units", "mba", "limit", "smba", "reserve", "weight",
+                        "tasks", "confidential", NULL)))
         return rc;
     tee->grp = q->grp;
     tee->secure = 1;

@@ -374,6 +374,8 @@ bad "smba on CBQRI" 'qos.groups\[0\].smba: riscv-soc has no slow memory bandwidt
 bad "smba past BW_LEN" 'qos.groups\[0\].smba: .*out of range' 'qos: {groups: [{name: a, smba: 300GB/s}]}'
 bad "smba below a step" 'qos.groups\[0\].smba: the smallest limit is 0.125GB/s \(0 means unlimited\)' \
     'qos: {groups: [{name: a, smba: 100MB/s}]}'
+bad "smba in confidential settings" 'qos.groups\[0\].confidential.smba: riscv-soc-draft has no slow memory bandwidth allocation' \
+    'qos: {groups: [{name: a, confidential: {smba: 1GB/s}}]}' riscv-soc-draft
 bad "smba not a rate" 'qos.groups\[0\].smba: expected a bandwidth' 'qos: {groups: [{name: a, smba: fast}]}'
 bad "smba in a phase without SMBA" 'bad.yaml:7: phases\[0\].qos\[0\].smba: amd-epyc has no slow memory bandwidth allocation' \
     'qos: {groups: [{name: a}]}
