@@ -2,8 +2,10 @@
 # End-to-end experiments with AMD's later PQoS on amd-epyc-turin (Zen 5),
 # through the driver and the registers: BMEC's event configurations
 # (QOS_EVT_CFG_n) against the machine's ground truth per transaction type,
-# ABMC's assignable counters beside the default mode's tracked RMIDs, and
-# the scenario keys refused where a profile lacks the feature. Each run is
+# ABMC's assignable counters beside the default mode's tracked RMIDs,
+# SMBA's limit on a group's CXL reads, SDCIAE's io_alloc beside a latency
+# task's partition, and the scenario keys refused where a profile lacks
+# the feature. Each run is
 # deterministic (fixed seed); the comparisons with ground truth are exact,
 # since the counters count the same transfers the ground truth does.
 . "$(dirname "$0")/lib.sh"
