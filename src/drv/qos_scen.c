@@ -30,6 +30,9 @@ unsigned qos_scen_classes(const struct plat *p, const int cdp[PLAT_NLEVEL])
     }
     if (p->bw.kind != BW_NONE && p->bw.classes < n)
         n = p->bw.classes;
+    /* SMBA's classes too, as rdt_init takes the least of every resource's. */
+    if (p->sbw.kind != BW_NONE && p->sbw.classes < n)
+        n = p->sbw.classes;
     return n == UINT32_MAX ? 1 : n;
 }
 
@@ -208,6 +211,34 @@ static int load_bw(const struct scen *s, struct conf *c, struct conf_node *map,
     return 0;
 }
 
+/* smba: RATE, AMD SMBA (qos.slow_bandwidth), resctrl's SMBA schemata line:
+ * a cap on what the group's CPUs of each L3 domain read from slow memory,
+ * all of it together. Linux gives SMBA the properties of AMD's MBA
+ * resource (commit a5b699665580), so it is written as `limit` is: 1/8 GB/s
+ * steps of L3QOS_SMBW_CONTROL_n's BW_LEN bits (APM vol. 2, 19.4.6), 0
+ * unlimited. */
+static int load_smba(const struct scen *s, struct conf *c, struct conf_node *map,
+                     struct scen_qos_set *q, struct err *e)
+{
+    const struct plat_bw *b = &s->plat.sbw;
+    struct conf_node *n = conf_get(map, "smba");
+    if (!n)
+        return 0;
+    if (b->kind == BW_NONE)
+        return conf_error(c, n, e,
+                          "%s has no slow memory bandwidth allocation (SMBA, the profile's "
+                          "qos.slow_bandwidth)",
+                          s->plat.name);
+    double top = (double)bits_mask(b->max) * 0.125e9;
+    int rc = conf_rate(c, map, "smba", CONF_REQ, 0, top, &q->smba, e);
+    if (rc)
+        return rc;
+    if (q->smba > 0 && q->smba < 0.125e9)
+        return conf_error(c, n, e, "the smallest limit is 0.125GB/s (0 means unlimited)");
+    q->has_smba = 1;
+    return 0;
+}
+
 /* A group's reservations stay within what the controller lets be reserved,
  * with one block left for the default group (Rbwb is at least 1, 4.5). */
 static int check_resv(struct scen *s, struct conf *c, struct conf_node *map,
@@ -244,6 +275,8 @@ static int load_settings(struct scen *s, struct conf *c, struct conf_node *map,
     if (!rc)
         rc = load_bw(s, c, map, q, e);
     if (!rc)
+        rc = load_smba(s, c, map, q, e);
+    if (!rc)
         rc = check_resv(s, c, map, q, e);
     struct conf_node *t = conf_get(map, "confidential");
     if (rc || !t)
@@ -255,8 +288,8 @@ static int load_settings(struct scen *s, struct conf *c, struct conf_node *map,
         return conf_error(c, t, e, "confidential settings go in a group, not inside another");
     /* tasks and confidential are refused in here, each with its reason. */
     if ((rc = conf_expect(c, t, CONF_MAP, e)) ||
-        (rc = conf_keys(c, t, e, "L3", "L2", "units", "mba", "limit", "reserve", "weight", "tasks",
-                        "confidential", NULL)))
+        (rc = conf_keys(c, t, e, "L3", "L2", "units", "mba", "limit", "smba", "reserve", "weight",
+                        "tasks", "confidential", NULL)))
         return rc;
     tee->grp = q->grp;
     tee->secure = 1;
@@ -313,7 +346,7 @@ static int load_groups(struct scen *s, struct conf *c, struct conf_node *list, s
         struct conf_node *m = &list->kids[g];
         const char *name = NULL;
         if ((rc = conf_expect(c, m, CONF_MAP, e)) ||
-            (rc = conf_keys(c, m, e, "name", "tasks", "L3", "L2", "units", "mba", "limit",
+            (rc = conf_keys(c, m, e, "name", "tasks", "L3", "L2", "units", "mba", "limit", "smba",
                             "reserve", "weight", "confidential", "counters", NULL)) ||
             (rc = conf_str(c, m, "name", CONF_REQ, &name, e)) ||
             (rc = load_counters(s, c, m, g, e)))
@@ -573,7 +606,7 @@ static int phase(struct scen *s, struct conf *c, struct conf_node *list, struct 
                 return rc;
             continue;
         }
-        if ((rc = conf_keys(c, m, e, "group", "tasks", "L3", "L2", "units", "mba", "limit",
+        if ((rc = conf_keys(c, m, e, "group", "tasks", "L3", "L2", "units", "mba", "limit", "smba",
                             "reserve", "weight", "confidential", NULL)) ||
             (rc = conf_str(c, m, "group", CONF_REQ, &name, e)))
             return rc;
@@ -588,8 +621,9 @@ static int phase(struct scen *s, struct conf *c, struct conf_node *list, struct 
         struct scen_set tee = {.kind = SCEN_QOS, .q.grp = o->q.grp, .q.secure = 1};
         if ((rc = load_settings(s, c, m, &o->q, &tee.q, e)))
             return rc;
-        if (dflt && (o->q.has_mask[PLAT_L3] || o->q.has_mask[PLAT_L2] || o->q.has_mba ||
-                     o->q.has_limit || o->q.has_share || conf_get(m, "confidential")))
+        if (dflt &&
+            (o->q.has_mask[PLAT_L3] || o->q.has_mask[PLAT_L2] || o->q.has_mba || o->q.has_limit ||
+             o->q.has_smba || o->q.has_share || conf_get(m, "confidential")))
             return conf_error(c, m, e, "the default group (class 0) keeps its reset settings");
         if (conf_get(m, "confidential"))
             ph->set[ph->nset++] = tee;

@@ -21,8 +21,8 @@ has "riscv-edge listed with its topology" "$TMP/out" \
     '^riscv-edge +riscv +sockets 1, NUMA nodes 1, L3 domains 1, cores 8, CPUs 8$'
 has "riscv-soc listed with its topology" "$TMP/out" \
     '^riscv-soc +riscv +sockets 1, NUMA nodes 1, L3 domains 2, cores 16, CPUs 16$'
-has "amd-epyc-turin listed with its topology" "$TMP/out" \
-    '^amd-epyc-turin +amd +sockets 1, NUMA nodes 1, L3 domains 8, cores 32, CPUs 64$'
+has "amd-epyc-turin listed with its topology and CXL node" "$TMP/out" \
+    '^amd-epyc-turin +amd +sockets 1, NUMA nodes 1, L3 domains 8, cores 32, CPUs 64, slow memory node 1$'
 has "amd-lwp listed with its topology" "$TMP/out" \
     '^amd-lwp +amd +sockets 1, NUMA nodes 1, L3 domains 1, cores 8, CPUs 8$'
 
@@ -34,7 +34,7 @@ for p in $SHIPPED; do
         notok "profiles show $p prints profiles/$p.yaml as it is" "$(diff "$TMP/out" "$ROOT/profiles/$p.yaml" | head -5)"
     fi
     expect "profiles check $p (by name)" 0 "$QOSIM" profiles check "$p"
-    has "check by name says valid" "$TMP/out" "^$p: $p is a valid profile \([0-9]+ CPUs\)$"
+    has "check by name says valid" "$TMP/out" "^$p: $p is a valid profile \([0-9]+ CPUs(, slow memory nodes? [0-9-]+)?\)$"
     expect "profiles check profiles/$p.yaml (by path)" 0 "$QOSIM" profiles check "$ROOT/profiles/$p.yaml"
 done
 # What the shipped profiles contain, as the simulator reads it.

@@ -48,6 +48,7 @@ static void check_set(const struct scen *s, const struct scen_qos_set *q)
                  (s->plat.bw.kind == BW_DELAY && q->mba <= 100 && 100 - q->mba <= s->plat.bw.max),
              "mba %u", q->mba);
     FZ_CHECK(!q->has_limit || s->plat.bw.kind == BW_RATE, "limit");
+    FZ_CHECK(!q->has_smba || s->plat.sbw.kind == BW_RATE, "smba");
     /* CBQRI: non-empty block masks, Rbwb 1..MRBWB, Mweight a byte. */
     int rv = s->plat.vendor == PLAT_RISCV;
     for (int l = 0; rv && l < PLAT_NLEVEL; l++)

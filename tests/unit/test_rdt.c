@@ -32,19 +32,11 @@ static struct {
     unsigned n;
     const uint64_t *ctr; /* scripted QM_CTR values, or NULL */
     unsigned nctr, ictr;
-    int smba; /* enumerate SMBA (BW_LEN 11, 16 COS) and take its MSRs' writes */
 } P;
 
 static enum hw_fault px_cpuid(void *ctx, unsigned cpu, uint32_t leaf, uint32_t sub, uint32_t out[4])
 {
-    enum hw_fault f = x86_cpuid(ctx, cpu, leaf, sub, out);
-    if (P.smba && leaf == 0x80000020 && sub == 0)
-        out[1] |= 1u << 2;
-    if (P.smba && leaf == 0x80000020 && sub == 2) {
-        out[0] = 11;
-        out[3] = 15;
-    }
-    return f;
+    return x86_cpuid(ctx, cpu, leaf, sub, out);
 }
 static enum hw_fault px_rdmsr(void *ctx, unsigned cpu, uint32_t msr, uint64_t *v)
 {
@@ -58,8 +50,6 @@ static enum hw_fault px_wrmsr(void *ctx, unsigned cpu, uint32_t msr, uint64_t v)
 {
     if (P.n < 4096)
         P.log[P.n++] = (struct op){cpu, msr, v};
-    if (P.smba && msr >= 0xC0000280 && msr < 0xC0000290)
-        return HW_OK;
     return x86_wrmsr(ctx, cpu, msr, v);
 }
 
@@ -391,7 +381,10 @@ static void test_enumerate_turin(void **state)
     assert_int_equal(c->bw_types, 0x7F); /* all seven transaction types */
     assert_int_equal(c->abmc_ctrs, 32);  /* 0x80000020.5 EBX + 1 */
     assert_false(c->abmc_by_cos);
-    assert_false(c->smba); /* the profile has no slow memory (yet) */
+    /* SMBA over its CXL node: 0x80000020.2, BW_LEN 11 and COS_MAX 15. */
+    assert_true(c->smba);
+    assert_int_equal(c->smba_len, 11);
+    assert_int_equal(c->smba_cos, 16);
     assert_int_equal(d.ndom[RDT_L3], 8);
     assert_int_equal(r.ncpu, 64);
     assert_int_equal(P.n, 0); /* enumeration only reads */
@@ -567,29 +560,91 @@ static void test_sdciae(void **state)
     rdt_free(&d);
 }
 
-/* SMBA, enumerated by the proxy (CPUID 0x80000020 sub-leaf 0 EBX[2], sub-leaf
- * 2's BW_LEN and COS_MAX): L3QOS_SMBW_CONTROL_n in L3BE's units. */
+/* SMBA on amd-epyc-turin (its CXL node): rdt_set_smba writes
+ * L3QOS_SMBW_CONTROL_n (MSR 0xC0000280 + COS, APM vol. 2, 19.4.6) on a CPU
+ * of the domain, in L3BE's 1/8 GB/s units, U (bit BW_LEN) for unlimited;
+ * the model keeps it per domain, so another domain still reads its reset
+ * U, and its cap on the domain's slow reads follows. */
 static void test_smba(void **state)
 {
     (void)state;
     struct hw_x86_if r = boot("amd-epyc-turin");
-    P.smba = 1;
     struct rdt d;
     struct err e;
     assert_int_equal(rdt_init(&d, &r, &e), 0);
-    assert_true(d.caps.smba);
-    assert_int_equal(d.caps.smba_len, 11);
-    assert_int_equal(d.caps.smba_cos, 16);
     assert_int_equal(rdt_set_smba(&d, 3, 2, 4e9, &e), 0);
-    assert_int_equal(P.log[0].cpu, 24);
-    assert_int_equal(P.log[0].msr, 0xC0000282);
-    assert_int_equal(P.log[0].val, 32); /* 4 GB/s in 1/8 GB/s */
+    assert_int_equal(P.log[0].cpu, 24); /* the first CPU of CCD 3 */
+    assert_int_equal(P.log[0].msr, X86_AMD_SMBW_CTL_0 + 2);
+    assert_int_equal(P.log[0].val, 32);                          /* 4 GB/s in 1/8 GB/s */
+    assert_int_equal(msr(&X, 31, X86_AMD_SMBW_CTL_0 + 2), 32);   /* any CPU of the CCD reads it */
+    assert_int_equal(msr(&X, 0, X86_AMD_SMBW_CTL_0 + 2), 0x800); /* CCD 0: reset, U */
+    assert_int_equal(msr(&X, 24, X86_AMD_SMBW_CTL_0 + 1), 0x800);
+    assert_true(M.sbw[3].set[2].rate > 0);
+    assert_true(M.sbw[0].set[2].rate == 0);
+    assert_int_equal(rdt_set_smba(&d, 3, 2, 1e8, &e), 0); /* below a step: one step */
+    assert_int_equal(msr(&X, 24, X86_AMD_SMBW_CTL_0 + 2), 1);
     assert_int_equal(rdt_set_smba(&d, 3, 2, 0, &e), 0);
-    assert_int_equal(P.log[1].val, 0x800); /* unlimited */
+    assert_int_equal(msr(&X, 24, X86_AMD_SMBW_CTL_0 + 2), 0x800); /* unlimited */
+    assert_true(M.sbw[3].set[2].rate == 0);
+    /* 2047 steps is the largest limit; COS 16 and domain 8 do not exist. */
+    assert_int_equal(rdt_set_smba(&d, 3, 2, 2047 * 0.125e9, &e), 0);
+    assert_int_equal(msr(&X, 24, X86_AMD_SMBW_CTL_0 + 2), 2047);
+    assert_int_equal(rdt_set_smba(&d, 3, 2, 2048 * 0.125e9, &e), -QOSIM_EINVAL);
     assert_int_equal(rdt_set_smba(&d, 3, 16, 1e9, &e), -QOSIM_EINVAL);
-    assert_int_equal(rdt_set_smba(&d, 3, 2, 300e9, &e), -QOSIM_EINVAL);
-    assert_int_equal(P.n, 2);
+    assert_int_equal(rdt_set_smba(&d, 8, 2, 1e9, &e), -QOSIM_EINVAL);
+    assert_int_equal(P.n, 4);
     rdt_free(&d);
+}
+
+/* A scenario's groups[].smba and a phase's, through drv/qos.c: the group's
+ * COS in every CCD, as resctrl writes an SMBA schemata line per domain. */
+static const char smba_yaml[] =
+    "platform: amd-epyc-turin\n"
+    "duration: 100us\n"
+    "tasks:\n"
+    "  - {name: a, cpu: 0, node: 1, workload: {pattern: seq}}\n"
+    "qos:\n"
+    "  groups:\n"
+    "    - {name: g1, tasks: [a], smba: 2.5GB/s}\n"
+    "    - {name: g2, smba: 0, limit: 1GB/s}\n"
+    "phases:\n"
+    "  - {at: 50us, qos: [{group: g1, smba: 0}, {group: g2, smba: 0.3GB/s}]}\n";
+
+static void test_smba_scenario(void **state)
+{
+    (void)state;
+    static struct scen s;
+    static struct run run;
+    static struct x86 x;
+    static struct qos q;
+    struct conf c;
+    struct err e;
+    assert_int_equal(conf_load_mem(&c, "smba.yaml", smba_yaml, sizeof smba_yaml - 1, &e), 0);
+    assert_int_equal(scen_from_conf(&s, &c, "", &qos_scen, &e), 0);
+    conf_free(&c);
+    assert_true(s.qos.init[0].has_smba && s.qos.init[0].smba == 2.5e9);
+    assert_true(s.qos.init[1].has_smba && s.qos.init[1].smba == 0);
+    assert_int_equal(run_init(&run, &s, &e), 0);
+    assert_int_equal(x86_init(&x, &run.m, &e), 0);
+    struct hw_x86_if r;
+    x86_regif(&x, &r);
+    assert_int_equal(qos_rdt_init(&q, &r, &run, &e), 0);
+    for (unsigned cpu = 0; cpu < 64; cpu += 8) {                       /* every CCD */
+        assert_int_equal(msr(&x, cpu, X86_AMD_SMBW_CTL_0 + 1), 20);    /* g1, COS 1: 2.5 GB/s */
+        assert_int_equal(msr(&x, cpu, X86_AMD_SMBW_CTL_0 + 2), 0x800); /* g2: unlimited */
+        assert_int_equal(msr(&x, cpu, X86_AMD_BW_CTL_0 + 2), 8);       /* its L3BE limit */
+        assert_int_equal(msr(&x, cpu, X86_AMD_SMBW_CTL_0 + 3), 0x800);
+    }
+    assert_int_equal(run_all(&run, NULL, NULL, NULL, &e), 0);
+    for (unsigned cpu = 0; cpu < 64; cpu += 8) {
+        assert_int_equal(msr(&x, cpu, X86_AMD_SMBW_CTL_0 + 1), 0x800);
+        assert_int_equal(msr(&x, cpu, X86_AMD_SMBW_CTL_0 + 2),
+                         2); /* 0.3 GB/s: 2 steps, rounded down */
+    }
+    qos_free(&q);
+    x86_free(&x);
+    run_free(&run);
+    scen_free(&s);
 }
 
 /* drv/qos.c over a scenario: CDP, classes and masks in every domain, MBA,
@@ -690,6 +745,7 @@ int main(void)
         cmocka_unit_test_teardown(test_abmc, teardown),
         cmocka_unit_test_teardown(test_sdciae, teardown),
         cmocka_unit_test_teardown(test_smba, teardown),
+        cmocka_unit_test(test_smba_scenario),
         cmocka_unit_test(test_qos_scenario),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
