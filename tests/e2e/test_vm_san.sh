@@ -1,6 +1,7 @@
 #!/bin/bash
 # The whole guest with the model under ASan and UBSan: the sanitizer build's
-# test boots intel-xeon and amd-epyc with the plugin built sanitized
+# test boots intel-xeon and amd-epyc-turin (BMEC, ABMC, SMBA, and a CXL
+# node the guest sees as NUMA node 1) with the plugin built sanitized
 # (make vm-san), the sanitizer runtimes preloaded into QEMU, and a guest
 # that exercises the QoS registers, CPUID and the caches. Any sanitizer
 # report fails it; the runtimes' warnings about QEMU's coroutines do not.
@@ -16,10 +17,11 @@ rt="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
 guest='R=/sys/fs/resctrl; mount -t resctrl -o cdp resctrl $R; mkdir $R/g
 echo "L3DATA:0=3" > $R/g/schemata; echo "MB:0=50" > $R/g/schemata
 taskset -c 1 sh -c "echo \$\$ > $R/g/tasks; exec qosim-guest stream --size 8M --passes 2 --write"
+[ ! -d /sys/devices/system/node/node1 ] || qosim-guest stream --size 4M --passes 1 --node 1
 cat $R/g/mon_data/mon_L3_00/*; umount $R; modprobe msr
 qosim-guest rdmsr 0 0xdff; qosim-guest wrmsr 0 0xc9f 0x10000; pqos --iface=msr -d >/dev/null
 exit 6'
-for p in intel-xeon amd-epyc; do
+for p in intel-xeon amd-epyc-turin; do
     QOSIM_VM_PLUGIN=$plugin LD_PRELOAD=$rt ASAN_OPTIONS=detect_leaks=0 \
         timeout -k 10 900 "$QOSIM" vm --platform $p --cmd "$guest" >"$TMP/out" 2>"$TMP/err"
     same "$p: the sanitized model runs the guest to its exit status" "$?" 6
