@@ -412,17 +412,26 @@ static int amd_rate(double bytes_per_sec, unsigned len, uint64_t *v, struct err 
     return 0;
 }
 
+/* An AMD bandwidth limit of COS cos in L3 domain dom: L3BE's or SMBA's,
+ * which share the format (a BW field of len bits, in 1/8 GB/s, and U). */
+static int amd_limit(struct rdt *d, int present, const char *what, unsigned ncos, unsigned len,
+                     uint32_t msr0, unsigned dom, unsigned cos, double bytes_per_sec, struct err *e)
+{
+    int cpu = cpu_of(d, RDT_L3, dom);
+    if (!present)
+        return err_set(e, -QOSIM_EUNSUP, "%s is not enumerated", what);
+    if (cpu < 0 || cos >= ncos)
+        return err_set(e, -QOSIM_EINVAL, "%s domain %u COS %u does not exist", what, dom, cos);
+    uint64_t v;
+    int rc = amd_rate(bytes_per_sec, len, &v, e);
+    return rc ? rc : wr(d, (unsigned)cpu, msr0 + cos, v, e);
+}
+
 int rdt_set_l3be(struct rdt *d, unsigned dom, unsigned cos, double bytes_per_sec, struct err *e)
 {
     const struct rdt_caps *c = &d->caps;
-    int cpu = cpu_of(d, RDT_L3, dom);
-    if (!c->l3be)
-        return err_set(e, -QOSIM_EUNSUP, "L3 bandwidth enforcement is not enumerated");
-    if (cpu < 0 || cos >= c->l3be_cos)
-        return err_set(e, -QOSIM_EINVAL, "L3BE domain %u COS %u does not exist", dom, cos);
-    uint64_t v;
-    int rc = amd_rate(bytes_per_sec, c->bw_len, &v, e);
-    return rc ? rc : wr(d, (unsigned)cpu, MSR_AMD_BW_0 + cos, v, e);
+    return amd_limit(d, c->l3be, "L3 bandwidth enforcement", c->l3be_cos, c->bw_len, MSR_AMD_BW_0,
+                     dom, cos, bytes_per_sec, e);
 }
 
 /* SMBA's limits are per L3 domain and COS, like L3BE's (APM vol. 2, 19.4.6;
@@ -430,14 +439,8 @@ int rdt_set_l3be(struct rdt *d, unsigned dom, unsigned cos, double bytes_per_sec
 int rdt_set_smba(struct rdt *d, unsigned dom, unsigned cos, double bytes_per_sec, struct err *e)
 {
     const struct rdt_caps *c = &d->caps;
-    int cpu = cpu_of(d, RDT_L3, dom);
-    if (!c->smba)
-        return err_set(e, -QOSIM_EUNSUP, "slow memory bandwidth allocation is not enumerated");
-    if (cpu < 0 || cos >= c->smba_cos)
-        return err_set(e, -QOSIM_EINVAL, "SMBA domain %u COS %u does not exist", dom, cos);
-    uint64_t v;
-    int rc = amd_rate(bytes_per_sec, c->smba_len, &v, e);
-    return rc ? rc : wr(d, (unsigned)cpu, MSR_AMD_SMBA_0 + cos, v, e);
+    return amd_limit(d, c->smba, "slow memory bandwidth allocation", c->smba_cos, c->smba_len,
+                     MSR_AMD_SMBA_0, dom, cos, bytes_per_sec, e);
 }
 
 /* ---- AMD BMEC, ABMC, SDCIAE (APM vol. 2, 19.3.3.2-3, 19.4.7) ---- */
