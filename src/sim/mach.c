@@ -183,6 +183,14 @@ static int sbw_setup(struct mach *m, struct err *e)
     return 0;
 }
 
+/* The class of a read of node's memory by a requester on cpu_node: DRAM or
+ * slow memory, local or not (BMEC's bits; each CPU keeps them per node, rd_tr). */
+static enum mach_traffic read_class(const struct mach *m, unsigned cpu_node, unsigned node)
+{
+    unsigned tr = mach_node_local(m, cpu_node, node) ? MACH_TR_RD_LOCAL : MACH_TR_RD_REMOTE;
+    return (enum mach_traffic)(tr + m->node_slow[node] * (MACH_TR_SLOW_LOCAL - MACH_TR_RD_LOCAL));
+}
+
 int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *e)
 {
     memset(m, 0, sizeof *m);
@@ -257,6 +265,8 @@ int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *
         x->node = pl.node;
         x->domain = pl.domain;
         x->port = pl.core % (p->topo.modules * p->topo.cores);
+        for (unsigned n = 0; n < nmem; n++)
+            x->rd_tr[n] = (uint8_t)read_class(m, x->node, n);
         x->l1i = &m->cache[PLAT_L1I][plat_cache_inst(p, PLAT_L1I, c)];
         x->l1d = &m->cache[PLAT_L1D][plat_cache_inst(p, PLAT_L1D, c)];
         x->l2 = &m->cache[PLAT_L2][plat_cache_inst(p, PLAT_L2, c)];
@@ -1001,8 +1011,9 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
     } else {
         lat += wait;
     }
-    unsigned node = node_of(m, block);
-    p->src = mach_node_local(m, p->node, node) ? MACH_SRC_MEM_LOCAL : MACH_SRC_MEM_REMOTE;
+    unsigned node = node_of(m, block), tr = p->rd_tr[node];
+    p->src = tr == MACH_TR_RD_LOCAL || tr == MACH_TR_SLOW_LOCAL ? MACH_SRC_MEM_LOCAL
+                                                                : MACH_SRC_MEM_REMOTE;
     uint64_t asked = lat;
     if (bk == BW_RATE) /* AMD L3BE: what the L3 domain reads from outside */
         lat = bw_admit(&m->bw[p->domain], bc, 0, now + lat, m->line) - now;
@@ -1015,9 +1026,6 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
         lat = slow_admit(m, p, now, lat);
     lat += mem_read(&m->mem, p->node, node, block, now + lat);
     const struct mach_owner *o = &m->owners[own];
-    /* The class of a read: slow memory or DRAM, local or not (BMEC's bits). */
-    unsigned tr = (mach_node_local(m, p->node, node) ? MACH_TR_RD_LOCAL : MACH_TR_RD_REMOTE) +
-                  m->node_slow[node] * (MACH_TR_SLOW_LOCAL - MACH_TR_RD_LOCAL);
     unsigned st = stag_of(m, o);
     mach_count(m, p->domain, st, o->cls, o->task, (enum mach_traffic)tr, m->line);
     m->node_bytes[((size_t)node * m->ntags * m->nsub + st) * 2] += m->line;
@@ -1145,14 +1153,6 @@ int mach_io_port(struct mach *m, struct mach_cpu *port, unsigned domain, unsigne
     for (unsigned k = 0; k < 4; k++)
         port->own[k / 2][k % 2] = own;
     return 0;
-}
-
-/* The class of a read of node's memory by a requester on cpu_node: DRAM or
- * slow memory, local or not (BMEC's bits, as mach_miss counts a core's). */
-static enum mach_traffic read_class(const struct mach *m, unsigned cpu_node, unsigned node)
-{
-    unsigned tr = mach_node_local(m, cpu_node, node) ? MACH_TR_RD_LOCAL : MACH_TR_RD_REMOTE;
-    return (enum mach_traffic)(tr + m->node_slow[node] * (MACH_TR_SLOW_LOCAL - MACH_TR_RD_LOCAL));
 }
 
 enum mach_dma mach_dma_write(struct mach *m, struct mach_cpu *p, uint64_t addr)

@@ -117,7 +117,8 @@ struct mach_cpu {
     uint64_t now;  /* ticks */
     uint64_t held; /* ticks its requests waited at limiters whose class setting limits them */
     uint8_t src;   /* enum mach_src of the last access, set by mach_access/mach_miss */
-    uint64_t wc;   /* line its write-combining buffer holds (mach_ntstore), UINT64_MAX: none */
+    uint8_t rd_tr[PLAT_MAX_MEM_NODES]; /* enum mach_traffic of its reads of each node */
+    uint64_t wc; /* line its write-combining buffer holds (mach_ntstore), UINT64_MAX: none */
     struct mach_cache *l1i, *l1d, *l2, *l3;
     unsigned id, node, domain, port;
     unsigned cls, tag;             /* association */
