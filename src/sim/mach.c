@@ -86,6 +86,13 @@ static int inclusion_setup(struct mach *m, enum plat_level l, struct err *e)
     return 0;
 }
 
+/* A limiter's accounting window in ticks, at least one. */
+static uint64_t window_ticks(const struct mach *m, const struct plat_bw *b)
+{
+    uint64_t w = (uint64_t)llround(b->window * m->ticks_per_sec);
+    return w ? w : 1;
+}
+
 static int bw_setup(struct mach *m, struct err *e)
 {
     const struct plat_bw *b = &m->p.bw;
@@ -94,9 +101,7 @@ static int bw_setup(struct mach *m, struct err *e)
     /* With a C bit, each (world, class, AT) has a limiter class (CBQRI 4.5). */
     unsigned per = m->nsub > 1 ? m->nconf * 2 : 1;
     struct bw_cfg cfg = {.kind = b->kind, .nclass = b->classes * per, .nport = 1};
-    cfg.window = (uint64_t)llround(b->window * m->ticks_per_sec);
-    if (!cfg.window)
-        cfg.window = 1;
+    cfg.window = window_ticks(m, b);
     if (b->kind == BW_DELAY) {
         cfg.nthr = m->p.topo.threads; /* a throttle per thread: per_thread MBA */
         cfg.nport = m->p.topo.modules * m->p.topo.cores * cfg.nthr;
@@ -168,9 +173,7 @@ static int sbw_setup(struct mach *m, struct err *e)
     if (b->kind != BW_RATE)
         return 0;
     struct bw_cfg cfg = {.kind = BW_RATE, .nclass = b->classes, .nport = 1};
-    cfg.window = (uint64_t)llround(b->window * m->ticks_per_sec);
-    if (!cfg.window)
-        cfg.window = 1;
+    cfg.window = window_ticks(m, b);
     m->sbw = calloc(m->p.ndomains, sizeof *m->sbw);
     if (!m->sbw)
         return err_set(e, -QOSIM_ENOMEM, "cannot allocate slow memory bandwidth limiters");
@@ -189,6 +192,12 @@ static enum mach_traffic read_class(const struct mach *m, unsigned cpu_node, uns
 {
     unsigned tr = mach_node_local(m, cpu_node, node) ? MACH_TR_RD_LOCAL : MACH_TR_RD_REMOTE;
     return (enum mach_traffic)(tr + m->node_slow[node] * (MACH_TR_SLOW_LOCAL - MACH_TR_RD_LOCAL));
+}
+
+/* Whether a read class is local memory, DRAM or slow. */
+static inline int tr_local(unsigned tr)
+{
+    return tr == MACH_TR_RD_LOCAL || tr == MACH_TR_SLOW_LOCAL;
 }
 
 int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *e)
@@ -534,6 +543,16 @@ uint64_t mach_task_lines(const struct mach *m, enum plat_level l, unsigned task)
     return n;
 }
 
+/* The bytes of one row of per-class counts in the classes of `classes`. */
+static uint64_t class_sum(const uint64_t *a, uint32_t classes)
+{
+    uint64_t n = 0;
+    for (unsigned t = 0; t < MACH_NTRAFFIC; t++)
+        if (classes >> t & 1)
+            n += a[t];
+    return n;
+}
+
 /* The raw bytes of (domain, tag) in the classes of `classes`, summed over
  * its sub-tags. */
 static uint64_t tag_traffic(const struct mach *m, unsigned domain, unsigned tag, uint32_t classes)
@@ -541,9 +560,7 @@ static uint64_t tag_traffic(const struct mach *m, unsigned domain, unsigned tag,
     const uint64_t *a = &m->bytes[((size_t)domain * m->ntags + tag) * m->nsub * MACH_NTRAFFIC];
     uint64_t n = 0;
     for (unsigned s = 0; s < m->nsub; s++, a += MACH_NTRAFFIC)
-        for (unsigned t = 0; t < MACH_NTRAFFIC; t++)
-            if (classes >> t & 1)
-                n += a[t];
+        n += class_sum(a, classes);
     return n;
 }
 
@@ -579,12 +596,7 @@ uint64_t mach_traffic_cls(const struct mach *m, unsigned domain, unsigned cls, u
 {
     if (domain >= m->p.ndomains || cls >= m->ntcls)
         return 0;
-    const uint64_t *a = &m->cls_bytes[((size_t)domain * m->ntcls + cls) * MACH_NTRAFFIC];
-    uint64_t n = 0;
-    for (unsigned t = 0; t < MACH_NTRAFFIC; t++)
-        if (classes >> t & 1)
-            n += a[t];
-    return n;
+    return class_sum(&m->cls_bytes[((size_t)domain * m->ntcls + cls) * MACH_NTRAFFIC], classes);
 }
 
 void mach_count(struct mach *m, unsigned domain, unsigned stag, unsigned cls, unsigned task,
@@ -821,16 +833,31 @@ static inline unsigned node_of(const struct mach *m, uint64_t block)
     return (unsigned)(block >> (MACH_NODE_SHIFT - m->line_bits));
 }
 
-/* A dirty line written back from memory's side of the last level: counted
- * at the monitoring point against the tag and task that filled it. */
-static void mem_writeback(struct mach *m, struct mach_cpu *p, uint64_t block, uint16_t owner)
+/* A line written to memory: a dirty victim from memory's side of the last
+ * level (or a write that allocated nowhere) or a non-temporal line, class
+ * t; counted at the monitoring point against the tag, class and task of
+ * owner (for a victim, the request that filled it). Returns the time the
+ * write waited for its channel. */
+static uint64_t mem_writeback(struct mach *m, struct mach_cpu *p, uint64_t block, uint16_t owner,
+                              enum mach_traffic t)
 {
     const struct mach_owner *o = &m->owners[owner];
     unsigned st = stag_of(m, o), node = node_of(m, block);
-    mach_count(m, p->domain, st, o->cls, o->task, MACH_TR_VICTIM, m->line);
+    mach_count(m, p->domain, st, o->cls, o->task, t, m->line);
     m->node_bytes[((size_t)node * m->ntags * m->nsub + st) * 2 + 1] += m->line;
     m->ts[o->task].wr_bytes += m->line;
-    mem_write(&m->mem, node, block, p->now);
+    return mem_write(&m->mem, node, block, p->now);
+}
+
+/* A line read from memory for p, with owner `owner` and p's traffic class
+ * for the line's node: counted where the L3 meets memory and per node. */
+static void mem_read_count(struct mach *m, struct mach_cpu *p, unsigned node, uint16_t owner)
+{
+    const struct mach_owner *o = &m->owners[owner];
+    unsigned st = stag_of(m, o);
+    mach_count(m, p->domain, st, o->cls, o->task, (enum mach_traffic)p->rd_tr[node], m->line);
+    m->node_bytes[((size_t)node * m->ntags * m->nsub + st) * 2] += m->line;
+    p->ts->rd_bytes += m->line;
 }
 
 /* A line of owner `owner` left x: the counts kept there follow. */
@@ -875,7 +902,7 @@ static void write_down(struct mach *m, struct mach_cpu *p, enum plat_level from,
             return;
         }
     }
-    mem_writeback(m, p, block, owner);
+    mem_writeback(m, p, block, owner, MACH_TR_VICTIM);
 }
 
 void mach_left(struct mach *m, struct mach_cpu *p, struct mach_cache *x,
@@ -1011,9 +1038,8 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
     } else {
         lat += wait;
     }
-    unsigned node = node_of(m, block), tr = p->rd_tr[node];
-    p->src = tr == MACH_TR_RD_LOCAL || tr == MACH_TR_SLOW_LOCAL ? MACH_SRC_MEM_LOCAL
-                                                                : MACH_SRC_MEM_REMOTE;
+    unsigned node = node_of(m, block);
+    p->src = tr_local(p->rd_tr[node]) ? MACH_SRC_MEM_LOCAL : MACH_SRC_MEM_REMOTE;
     uint64_t asked = lat;
     if (bk == BW_RATE) /* AMD L3BE: what the L3 domain reads from outside */
         lat = bw_admit(&m->bw[p->domain], bc, 0, now + lat, m->line) - now;
@@ -1025,11 +1051,7 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
     if (m->sbw && m->node_slow[node])
         lat = slow_admit(m, p, now, lat);
     lat += mem_read(&m->mem, p->node, node, block, now + lat);
-    const struct mach_owner *o = &m->owners[own];
-    unsigned st = stag_of(m, o);
-    mach_count(m, p->domain, st, o->cls, o->task, (enum mach_traffic)tr, m->line);
-    m->node_bytes[((size_t)node * m->ntags * m->nsub + st) * 2] += m->line;
-    p->ts->rd_bytes += m->line;
+    mem_read_count(m, p, node, own);
     return lat;
 }
 
@@ -1056,8 +1078,7 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
 uint64_t mach_ntstore(struct mach *m, struct mach_cpu *p, uint64_t addr)
 {
     uint64_t b = addr >> m->line_bits;
-    unsigned node = node_of(m, b);
-    int local = mach_node_local(m, p->node, node);
+    int local = tr_local(p->rd_tr[node_of(m, b)]);
     p->src = local ? MACH_SRC_MEM_LOCAL : MACH_SRC_MEM_REMOTE;
     if (b == p->wc)
         return 0; /* combined into the line being written */
@@ -1071,13 +1092,8 @@ uint64_t mach_ntstore(struct mach *m, struct mach_cpu *p, uint64_t addr)
             drop_above(m, x[i], b); /* an inclusive level's other copies */
     }
     unsigned conf = addr - p->conf_lo < p->conf_len;
-    const struct mach_owner *o = &m->owners[p->own[conf][MACH_DATA]];
-    unsigned st = stag_of(m, o);
-    mach_count(m, p->domain, st, o->cls, o->task, local ? MACH_TR_NT_LOCAL : MACH_TR_NT_REMOTE,
-               m->line);
-    m->node_bytes[((size_t)node * m->ntags * m->nsub + st) * 2 + 1] += m->line;
-    p->ts->wr_bytes += m->line;
-    return mem_write(&m->mem, node, b, p->now);
+    return mem_writeback(m, p, b, p->own[conf][MACH_DATA],
+                         local ? MACH_TR_NT_LOCAL : MACH_TR_NT_REMOTE);
 }
 
 uint64_t mach_flush_class(struct mach *m, enum plat_level l, unsigned inst, unsigned conf,
@@ -1143,6 +1159,7 @@ int mach_io_port(struct mach *m, struct mach_cpu *port, unsigned domain, unsigne
     memset(port, 0, sizeof *port);
     port->id = UINT32_MAX;
     port->node = c->node;
+    memcpy(port->rd_tr, c->rd_tr, sizeof port->rd_tr); /* its node's, as the cores' */
     port->domain = domain;
     port->l3 = c->l3;
     port->task = (int)task;
@@ -1191,12 +1208,7 @@ enum mach_dma mach_dma_write(struct mach *m, struct mach_cpu *p, uint64_t addr)
      * L3's copy, now stale, goes too. */
     if (cache_invalidate(&x->c, block, &v))
         line_gone(m, x, v.owner, block);
-    const struct mach_owner *o = &m->owners[own];
-    unsigned st = stag_of(m, o), node = node_of(m, block);
-    mach_count(m, p->domain, st, o->cls, o->task, MACH_TR_VICTIM, m->line);
-    m->node_bytes[((size_t)node * m->ntags * m->nsub + st) * 2 + 1] += m->line;
-    p->ts->wr_bytes += m->line;
-    mem_write(&m->mem, node, block, p->now);
+    mem_writeback(m, p, block, own, MACH_TR_VICTIM);
     return MACH_DMA_MEM;
 }
 
@@ -1213,11 +1225,8 @@ enum mach_dma mach_dma_read(struct mach *m, struct mach_cpu *p, uint64_t addr)
     if (cache_ref(&x->c, block, 0, own, 0, &v))
         return MACH_DMA_HIT;
     p->ts->miss[PLAT_L3]++;
-    const struct mach_owner *o = &m->owners[own];
-    unsigned st = stag_of(m, o), node = node_of(m, block);
+    unsigned node = node_of(m, block);
     mem_read(&m->mem, p->node, node, block, p->now);
-    mach_count(m, p->domain, st, o->cls, o->task, read_class(m, p->node, node), m->line);
-    m->node_bytes[((size_t)node * m->ntags * m->nsub + st) * 2] += m->line;
-    p->ts->rd_bytes += m->line;
+    mem_read_count(m, p, node, own);
     return MACH_DMA_MEM;
 }
