@@ -439,6 +439,19 @@ static unsigned l3be_count(const struct x86 *x, const struct x86_reg *r)
     return has_l3be(x) ? x->bw_cos : 0;
 }
 
+/* The limiter setting of an AMD bandwidth limit, L3BE's or SMBA's: BW
+ * [len-1:0] in 1/8 GB/s, U [len]. With U set the BW bits have no effect
+ * (56375). A limit of 0 is enforced as the smallest one, 1/8 GB/s (project
+ * choice: the spec is silent, and a class stopped dead would hang its
+ * cores). */
+static void amd_bw_set(const struct x86 *x, uint64_t v, unsigned len, struct bw_class_set *s)
+{
+    bw_class_reset(BW_RATE, s);
+    uint64_t bw = v & bits_mask(len);
+    if (!((v >> len) & 1))
+        s->rate = (double)(bw ? bw : 1) * 0.125e9 / x->m->ticks_per_sec;
+}
+
 static enum hw_fault l3be_write(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
                                 uint64_t v)
 {
@@ -448,13 +461,7 @@ static enum hw_fault l3be_write(struct x86 *x, const struct x86_reg *r, unsigned
     unsigned d = x->m->cpu[cpu].domain;
     x->bw[(size_t)d * x->bw_cos + n] = v;
     struct bw_class_set s;
-    bw_class_reset(BW_RATE, &s);
-    /* With U set the BW bits have no effect (56375). A limit of 0 is
-     * enforced as the smallest one, 1/8 GB/s (project choice: the spec is
-     * silent, and a class stopped dead would hang its cores). */
-    uint64_t bw = v & bits_mask(x->bw_len);
-    if (!((v >> x->bw_len) & 1))
-        s.rate = (double)(bw ? bw : 1) * 0.125e9 / x->m->ticks_per_sec;
+    amd_bw_set(x, v, x->bw_len, &s);
     mach_set_bw(x->m, d, n, &s);
     return HW_OK;
 }
@@ -822,11 +829,8 @@ static enum hw_fault smba_read(struct x86 *x, const struct x86_reg *r, unsigned 
 
 static void smba_apply(struct x86 *x, unsigned d, unsigned n)
 {
-    uint64_t v = x->sbw[(size_t)d * x->sbw_cos + n], bw = v & bits_mask(x->sbw_len);
     struct bw_class_set s;
-    bw_class_reset(BW_RATE, &s);
-    if (!((v >> x->sbw_len) & 1))
-        s.rate = (double)(bw ? bw : 1) * 0.125e9 / x->m->ticks_per_sec;
+    amd_bw_set(x, x->sbw[(size_t)d * x->sbw_cos + n], x->sbw_len, &s);
     mach_set_slow_bw(x->m, d, n, &s);
 }
 
