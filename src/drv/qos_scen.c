@@ -148,6 +148,22 @@ static int load_units(const struct scen *s, struct conf *c, struct conf_node *ma
     return 0;
 }
 
+/* An AMD bandwidth limit, `limit` (L3BE) or `smba`: a rate in the 1/8
+ * GB/s steps of L3QOS_BW_CONTROL_n and L3QOS_SMBW_CONTROL_n (56375; APM
+ * vol. 2, 19.4.6), up to their len-bit field, 0 unlimited. */
+static int load_amd_rate(struct conf *c, struct conf_node *map, const char *key, unsigned len,
+                         double *out, struct err *e)
+{
+    double top = (double)bits_mask(len) * 0.125e9;
+    int rc = conf_rate(c, map, key, CONF_REQ, 0, top, out, e);
+    if (rc)
+        return rc;
+    if (*out > 0 && *out < 0.125e9)
+        return conf_error(c, conf_get(map, key), e,
+                          "the smallest limit is 0.125GB/s (0 means unlimited)");
+    return 0;
+}
+
 static int load_bw(const struct scen *s, struct conf *c, struct conf_node *map,
                    struct scen_qos_set *q, struct err *e)
 {
@@ -200,12 +216,8 @@ static int load_bw(const struct scen *s, struct conf *c, struct conf_node *map,
         q->mba = (unsigned)v;
     }
     if (lim) {
-        /* L3QOS_BW_CONTROL counts 1/8 GB/s (56375): BW_LEN bits of it. */
-        double top = (double)bits_mask(b->max) * 0.125e9;
-        if ((rc = conf_rate(c, map, "limit", CONF_REQ, 0, top, &q->limit, e)))
+        if ((rc = load_amd_rate(c, map, "limit", b->max, &q->limit, e)))
             return rc;
-        if (q->limit > 0 && q->limit < 0.125e9)
-            return conf_error(c, lim, e, "the smallest limit is 0.125GB/s (0 means unlimited)");
         q->has_limit = 1;
     }
     return 0;
@@ -229,12 +241,9 @@ static int load_smba(const struct scen *s, struct conf *c, struct conf_node *map
                           "%s has no slow memory bandwidth allocation (SMBA, the profile's "
                           "qos.slow_bandwidth)",
                           s->plat.name);
-    double top = (double)bits_mask(b->max) * 0.125e9;
-    int rc = conf_rate(c, map, "smba", CONF_REQ, 0, top, &q->smba, e);
+    int rc = load_amd_rate(c, map, "smba", b->max, &q->smba, e);
     if (rc)
         return rc;
-    if (q->smba > 0 && q->smba < 0.125e9)
-        return conf_error(c, n, e, "the smallest limit is 0.125GB/s (0 means unlimited)");
     q->has_smba = 1;
     return 0;
 }
