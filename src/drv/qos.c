@@ -4,16 +4,13 @@
  * (qos_rdt.c, qos_cbqri.c), so this file calls neither driver. */
 #include "qos.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* A driver refusal, placed at the scenario line that asked for it. */
 static int at_line(const struct qos *q, unsigned line, int rc, struct err *e)
 {
-    char msg[sizeof e->msg];
-    snprintf(msg, sizeof msg, "%s", e->msg);
-    return err_set(e, rc, "%s:%u: qos: %s", q->run->s->file, line, msg);
+    return err_set(e, rc, "%s:%u: qos: %s", q->run->s->file, line, e->msg); /* formatted aside */
 }
 
 int qos_apply(struct qos *q, const struct scen_qos_set *x, struct err *e)

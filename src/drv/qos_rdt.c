@@ -3,7 +3,6 @@
 #include "qos.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,9 +223,7 @@ static int next_rmid(struct qos *q, const char *what, const char *name, unsigned
 /* A refusal's message, prefixed with the key that asked for it. */
 static int prefixed(int rc, const char *key, struct err *e)
 {
-    char msg[sizeof e->msg];
-    snprintf(msg, sizeof msg, "%s", e->msg);
-    return err_set(e, rc, "qos.%s: %s", key, msg);
+    return err_set(e, rc, "qos.%s: %s", key, e->msg); /* err_set formats aside first */
 }
 
 /* The section's AMD settings, after the groups have their identifiers:
