@@ -234,8 +234,9 @@ static void write_json(FILE *f, const struct run *run, const struct rows *rs)
     fputc('\n', f);
 }
 
-/* The monitoring columns of a row with an event that has no ABMC counter. */
-static void csv_unassigned(FILE *f, const struct run_row *r)
+/* The monitoring columns of a row; an event without an ABMC counter is an
+ * empty field. */
+static void csv_mon(FILE *f, const struct run_row *r)
 {
     fprintf(f, ",%u,%llu", r->mon_id, (unsigned long long)r->mon_occ_bytes);
     for (unsigned k = 0; k < 2; k++)
@@ -294,13 +295,8 @@ static void write_csv(FILE *f, const struct run *run, const struct rows *rs)
                 (unsigned long long)r->llc_bytes, (unsigned long long)r->tag_bytes,
                 (unsigned long long)r->est_bytes, (unsigned long long)r->rd_bytes,
                 (unsigned long long)r->wr_bytes, r->rd_bw, r->wr_bw);
-        if (mon && !r->mon_unassigned)
-            fprintf(f, ",%u,%llu,%llu,%llu,%.6g,%.6g,%u", r->mon_id,
-                    (unsigned long long)r->mon_occ_bytes, (unsigned long long)r->mon_rd_bytes,
-                    (unsigned long long)r->mon_local_bytes, r->mon_rd_bw, r->mon_local_bw,
-                    r->mon_unavail);
-        else if (mon) /* ABMC: an event without a counter is an empty field */
-            csv_unassigned(f, r);
+        if (mon)
+            csv_mon(f, r);
         fputs(s->nio ? ",0,0\n" : "\n", f);
         size_t iv = k / s->ntask; /* the interval's agents after its last task */
         if (s->nio && k % s->ntask == s->ntask - 1 && (iv + 1) * s->nio <= run->nio_rows)
