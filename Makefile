@@ -36,7 +36,7 @@ HELPERS  := $(HELP_SRC:tests/unit/%.c=$(O)/tests/%)
 FUZZERS  := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o) $(GEN_SRC:%.c=build/fuzz/obj/%.o)
 
-.PHONY: all check test test-san fuzz fuzz-smoke format format-check bench demo demo-cachegrind demo-live clean help
+.PHONY: all check test test-san fuzz fuzz-smoke format format-check bench demo demo-cachegrind demo-live fidelity clean help
 
 all: $(O)/qosim $(TESTS) $(HELPERS) $(O)/qemu/qosim-plugin.so
 
@@ -166,6 +166,12 @@ demo-cachegrind:
 	$(MAKE) -j$(JOBS) all
 	QOSIM=$(O)/qosim scripts/demo-cachegrind.sh
 
+# The model beside published hardware measurements (docs/fidelity.md): a
+# table and a plot per effect in build/fidelity/. Under 5 minutes on 2 cores.
+fidelity:
+	$(MAKE) -j$(JOBS) $(O)/qosim
+	QOSIM=$(O)/qosim fidelity/run
+
 clean:
 	rm -rf build
 
@@ -178,6 +184,7 @@ help:
 	@echo "make demo-live  bzip2 and STREAM triads live under QEMU, with and without CAT"
 	@echo "make vm         QEMU with qosim's hooks, Debian's kernel, the initramfs (docs/vm.md)"
 	@echo "make bench      cachesim, full-platform, LWP and live-program benchmarks (bench/)"
+	@echo "make fidelity   the model beside published hardware measurements (build/fidelity/)"
 	@echo "make fuzz       build the libFuzzer harnesses (build/fuzz/)"
 	@echo "make format     apply .clang-format"
 
