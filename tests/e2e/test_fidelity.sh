@@ -221,4 +221,8 @@ if command -v gnuplot > /dev/null; then
 fi
 expect "--strict fails when a point is not within target" 1 "$run" --measurements "$d/measurements.yaml" --out "$d/out2" --no-plot --strict --only exact-off
 expect "--strict passes when every point is" 0 "$run" --measurements "$d/measurements.yaml" --out "$d/out3" --no-plot --strict --only exact-ok,relative
+expect "--help prints the usage" 0 "$run" --help
+has "--help prints the usage: the options" "$TMP/out" '^  --only LIST'
+expect "an unknown option is a usage error" 2 "$run" --bogus
+has "an unknown option is named" "$TMP/err" "unknown option '--bogus'"
 expect "--only that matches nothing is a usage error" 2 "$run" --measurements "$d/measurements.yaml" --out "$d/out4" --only nothing
