@@ -120,6 +120,17 @@ for text in 1.0 draft; do
     # neighbours (Mweight 1, or weights in a ratio) saturate the memory, and
     # A gets what it gets alone (within 5%), or its reservation if it asks
     # for more; the weights share the rest.
+    # The case of issue 23 (tests/e2e/qos/share-hold-soc.yaml): Rbwb 16,
+    # Mweight 0 then 1, beside fifteen neighbours writing back half their
+    # lines; A read 80% of its alone rate before.
+    expect "$text: share-hold-soc runs" 0 "$QOSIM" run "$(on "$text" "$Q/share-hold-soc.yaml")"
+    cp "$TMP/out" "$TMP/hs"
+    expect "$text: share-hold-soc, A alone runs" 0 "$QOSIM" run "$(on "$text" "$Q/share-hold-soc.yaml")" --only a0
+    for ph in hard weighted; do
+        a=$(col "$TMP/hs" $ph a0 4) alone=$(col "$TMP/out" $ph a0 4)
+        claim "$text: share-hold-soc, $ph: A reads $a GB/s beside the neighbours, its $alone alone within 5%" \
+            near "$a" "$alone" 0.05
+    done
     hold() { # hold PLATFORM A-HARTS RESERVE WEIGHT NEIGHBOURS WRITE "GROUP-WEIGHTS" OUT
         local plat=$1 na=$2 r=$3 w=$4 nn=$5 wr=$6 ws=($7) out=$8 i g t
         {
