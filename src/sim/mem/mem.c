@@ -116,9 +116,10 @@ static uint64_t chan_next(struct mem_chan *c, uint64_t b)
  * (prio) takes the first bucket that has fewer than MEM_SLOTS such lines,
  * at the slot after them; if the bucket was full, the last of its other
  * lines moves on to the next bucket with a free slot. That line's requester
- * was told its wait already (project choice: the wait it is displaced by,
- * under a slot per reserved line, falls on the lines booked after it, as
- * the channel's capacity is conserved). */
+ * was told its wait already; the lines booked after it find the next bucket
+ * fuller and wait the slot it lost instead (project choice: a timeline
+ * cannot re-time an answered request, and this way the capacity the
+ * displaced lines get is exactly what the reserved ones left). */
 static uint64_t mem_book(struct mem *m, unsigned node, uint64_t block, uint64_t now, int prio)
 {
     const struct mem_node *n = &m->node[node];
