@@ -1050,7 +1050,9 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
         p->held += lat - asked;
     if (m->sbw && m->node_slow[node])
         lat = slow_admit(m, p, now, lat);
-    lat += mem_read(&m->mem, p->node, node, block, now + lat);
+    /* CBQRI: memory serves what the controller admitted within a reservation first. */
+    int prio = bk == BW_SHARE && node < m->nbw && bw_in_resv(&m->bw[node]);
+    lat += mem_read_prio(&m->mem, p->node, node, block, now + lat, prio);
     mem_read_count(m, p, node, own);
     return lat;
 }

@@ -914,6 +914,99 @@ static void test_share_hard_edges(void **state)
     bw_free(&b);
 }
 
+/* Which admissions fall within the reservation (bw_in_resv, what memory
+ * serves first). SH: a window carries 16,000 bytes; 10 blocks of 100 are
+ * 1,600 bytes, 25 transfers of 64: alone in window 0 a class gets all it
+ * asks by rule (c), the first 25 within its reservation, the rest not. */
+static void test_share_in_resv(void **state)
+{
+    (void)state;
+    struct bw b;
+    struct bw_cfg c = cfg_share(3, SH_WIN, SH_CAP, 100);
+    mk(&b, &c);
+    set_share(&b, 0, 10, 1);
+    set_share(&b, 1, 11, 1); /* 1,760 bytes: 27.5 transfers, the crossing one within */
+    for (unsigned i = 0; i < 40; i++) {
+        assert_int_equal(admit(&b, 0, 0, 0, 64), 0);
+        assert_int_equal(bw_in_resv(&b), i < 25);
+    }
+    for (unsigned i = 0; i < 40; i++) {
+        assert_int_equal(admit(&b, 1, 0, 10, 64), 10);
+        assert_int_equal(bw_in_resv(&b), i < 28);
+    }
+    for (unsigned i = 0; i < 30; i++) { /* no reservation: never */
+        admit(&b, 2, 0, 20, 64);
+        assert_false(bw_in_resv(&b));
+    }
+    assert_int_equal(b.stat[0].resv, 1600);
+    assert_int_equal(b.stat[1].resv, 28 * 64);
+    assert_int_equal(b.stat[2].resv, 0);
+    /* Each window has its own: window 1 starts over. */
+    for (unsigned i = 0; i < 30; i++) {
+        admit(&b, 0, 0, SH_WIN, 64);
+        assert_int_equal(bw_in_resv(&b), i < 25);
+    }
+    assert_int_equal(b.stat[0].resv, 2 * 1600);
+    admit(&b, 7, 0, SH_WIN, 64); /* a class it lacks: not limited, not reserved */
+    assert_false(bw_in_resv(&b));
+    bw_free(&b);
+
+    /* A hard class takes only its quota, all of it within its reservation
+     * (Rbwb 0: one transfer a window, not reserved). */
+    mk(&b, &c);
+    set_hard(&b, 0, 10);
+    set_hard(&b, 1, 0);
+    for (unsigned i = 0; i < 100; i++) {
+        admit(&b, 0, 0, 0, 64);
+        assert_true(bw_in_resv(&b));
+        admit(&b, 1, 0, 0, 64);
+        assert_false(bw_in_resv(&b));
+    }
+    assert_int_equal(b.stat[0].resv, 100 * 64);
+    bw_free(&b);
+
+    /* Beyond the ring (a backlog of more than 16 windows ahead) a class
+     * books its limit, here its reservation, a window: all within it. The
+     * ring's 17 windows take 250 transfers each, 25 of them reserved. */
+    mk(&b, &c);
+    set_share(&b, 0, 10, 1);
+    for (unsigned i = 0; i < 17 * 250 + 100; i++) {
+        uint64_t t = admit(&b, 0, 0, 0, 64);
+        if (i >= 17 * 250) {
+            assert_true(bw_in_resv(&b));
+            assert_int_equal(t, (17 + (i - 17 * 250) / 25) * SH_WIN);
+        }
+    }
+    assert_int_equal(b.stat[0].resv, 17 * 1600 + 100 * 64);
+    bw_free(&b);
+
+    /* Saturating beside another class: a quarter of the capacity (25
+     * blocks) goes within the reservation, the rest by weight, outside it. */
+    mk(&b, &c);
+    set_share(&b, 0, 25, 1);
+    set_share(&b, 1, 0, 1);
+    struct stream s[2] = {closed_loop(0, 4), closed_loop(1, 4)};
+    run(&b, s, 2, SH_END, SH_M0, SH_M1, 0);
+    assert_near(b.stat[0].resv / (SH_CAP * SH_END), 0.25, 0.01);
+    assert_near(s[0].meas_bytes / SH_BYTES, 0.625, 0.02);
+    assert_int_equal(b.stat[1].resv, 0);
+    bw_free(&b);
+
+    /* The other kinds reserve nothing. */
+    struct bw_cfg d[2] = {cfg_delay(2, 1, 4.0), cfg_rate(2, 100)};
+    for (unsigned k = 0; k < 2; k++) {
+        mk(&b, &d[k]);
+        set_delay(&b, 1, 50);
+        set_rate(&b, 0, 1.0);
+        for (unsigned i = 0; i < 100; i++) {
+            admit(&b, i % 2, 0, i, 64);
+            assert_false(bw_in_resv(&b));
+        }
+        assert_int_equal(b.stat[0].resv + b.stat[1].resv, 0);
+        bw_free(&b);
+    }
+}
+
 /* Acceptance: time running backwards. Two delay ports with requests
  * jittering by up to 1000 ticks, and the two-class share case with the
  * classes as cores run in quanta. */
@@ -1019,6 +1112,7 @@ int main(void)
         cmocka_unit_test(test_share_hard_linear),
         cmocka_unit_test(test_share_hard_beside),
         cmocka_unit_test(test_share_hard_edges),
+        cmocka_unit_test(test_share_in_resv),
         cmocka_unit_test(test_backwards),
         cmocka_unit_test(test_share_deterministic),
     };

@@ -355,6 +355,87 @@ static void test_per_node(void **state)
     assert_null(m.node);
 }
 
+/* Reads served first (mem_read_prio: admitted within a CBQRI
+ * reservation), hand-derived on channel 0 of STD (buckets of 128 ticks;
+ * bucket 8 is [1024, 1152)). */
+static void test_prio(void **state)
+{
+    (void)state;
+    struct mem m;
+    mk(&m, &STD);
+    /* 32 reads at 1024 fill buckets 8-11; a read served first is not
+     * behind them: it takes slot 0 of bucket 8, the next slot 1. */
+    for (uint64_t k = 0; k < 32; k++)
+        assert_int_equal(mem_read(&m, 0, 0, 4 * k, 1024), 100 + 16 * k);
+    assert_int_equal(mem_read_prio(&m, 0, 0, 128, 1024, 1), 100);
+    assert_int_equal(mem_read_prio(&m, 1, 0, 132, 1024, 1), 100 + 50 + 16);
+    assert_int_equal(m.ch[0].prio[8], 2);
+    /* The two lines they displaced went on to bucket 12 (free), so the
+     * next other read waits two slots longer: bucket 12, slot 2, 1568. */
+    assert_int_equal(m.ch[0].used[8], 8);
+    assert_int_equal(m.ch[0].used[12], 2);
+    assert_int_equal(mem_read(&m, 0, 0, 136, 1024), 100 + 1568 - 1024);
+    /* Six more fill bucket 8's slots for them; the ninth goes to bucket 9,
+     * slot 0, behind them only. */
+    for (uint64_t k = 2; k < 8; k++)
+        assert_int_equal(mem_read_prio(&m, 0, 0, 140 + 4 * k, 1024, 1), 100 + 16 * k);
+    assert_int_equal(mem_read_prio(&m, 0, 0, 172, 1024, 1), 100 + 128);
+    assert_int_equal(m.ch[0].used[12], 8);
+    assert_int_equal(m.ch[0].used[13], 2);
+    assert_int_equal(m.stat[0].prio_bytes, 9 * 64);
+    assert_int_equal(m.stat[0].prio_queued, 16 * (1 + 2 + 3 + 4 + 5 + 6 + 7) + 128);
+    assert_int_equal(m.stat[0].read_bytes, 42 * 64);
+    /* In a bucket with room it displaces nothing: bucket 20 is empty. */
+    assert_int_equal(mem_read_prio(&m, 0, 0, 0, 2560, 1), 100);
+    assert_int_equal(m.ch[0].used[20], 1);
+    assert_int_equal(m.ch[0].used[21], 0);
+    /* prio 0 is mem_read. */
+    assert_int_equal(mem_read_prio(&m, 0, 0, 4, 2560, 0), 116);
+    assert_int_equal(m.ch[0].prio[20], 1);
+    /* Writes are displaced as reads are: bucket 30 full of writes. */
+    for (int k = 0; k < 8; k++)
+        mem_write(&m, 0, 0, 3840);
+    assert_int_equal(mem_read_prio(&m, 0, 0, 0, 3840, 1), 100);
+    assert_int_equal(m.ch[0].used[31], 1);
+    mem_free(&m);
+}
+
+/* Under saturation by other reads and writes (each twice the peak, in
+ * turn), a stream served first at a quarter of the peak never queues
+ * longer than a bucket, while the others' queue grows; the node still
+ * carries exactly its peak. */
+static void test_prio_saturated(void **state)
+{
+    (void)state;
+    struct mem m;
+    mk(&m, &STD);
+    uint64_t end = 0, maxp = 0, lat = 0, n = 0;
+    for (unsigned i = 0; i < 40000; i++) {
+        uint64_t now = 2ull * i; /* 64 bytes every 2 ticks: 32 bytes/tick */
+        if (i % 2)
+            mem_write(&m, 0, i, now);
+        else
+            lat = mem_read(&m, 0, 0, i, now);
+        n++;
+        if (now + lat - 100 + 16 > end)
+            end = now + lat - 100 + 16;
+        if (i % 8 == 0) { /* 64 bytes every 16 ticks: 4 bytes/tick */
+            uint64_t p = mem_read_prio(&m, 0, 0, i / 8, now, 1);
+            assert_true(p >= 100);
+            if (p > maxp)
+                maxp = p;
+            n++;
+        }
+    }
+    assert_true(maxp <= 100 + 128);
+    assert_true(lat > 100 + 20000); /* the others' queue: about half the run */
+    /* Every line, displaced ones included, done by the end of the last
+     * read's slot: the channels carried the peak. */
+    assert_near(64.0 * (double)n / (double)end, 16.0, 0.02);
+    assert_int_equal(m.stat[0].prio_bytes, 5000 * 64);
+    mem_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_interleave), cmocka_unit_test(test_saturation),
         cmocka_unit_test(test_below_peak), cmocka_unit_test(test_backwards),
         cmocka_unit_test(test_bad_node),   cmocka_unit_test(test_per_node),
+        cmocka_unit_test(test_prio),       cmocka_unit_test(test_prio_saturated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -114,6 +114,7 @@ void bw_set(struct bw *b, unsigned cls, const struct bw_class_set *s)
 uint64_t bw_admit(struct bw *b, unsigned cls, unsigned port, uint64_t now, uint32_t bytes)
 {
     /* A class the limiter does not have is not limited (and not counted). */
+    b->resv = 0;
     if (!b->ops || cls >= b->cfg.nclass)
         return now;
     uint64_t t = b->ops->admit(b, cls, port, now, bytes);
@@ -123,5 +124,7 @@ uint64_t bw_admit(struct bw *b, unsigned cls, unsigned port, uint64_t now, uint3
     st->bytes += bytes;
     st->reqs++;
     st->delayed += t - now;
+    if (b->resv)
+        st->resv += bytes;
     return t;
 }

@@ -18,6 +18,9 @@
  *          With `hard` set, weight 0 is CBQRI 1.0's hard limit instead of the
  *          2023 draft's "spare last": the class never gets more than its
  *          rbwb blocks, even when the rest of the capacity lies idle.
+ *          Each admission says whether it fell within the class's
+ *          reservation (bw_in_resv), so that the memory behind the
+ *          limiter can serve reserved transfers first (mem_read_prio).
  *
  * Time is in ticks, the machine's clock unit; requests of different ports
  * arrive in roughly, not exactly, increasing time (cores run in bounded
@@ -58,6 +61,7 @@ struct bw_class_stat {
     uint64_t bytes;   /* admitted */
     uint64_t reqs;    /* admitted requests */
     uint64_t delayed; /* ticks requests waited in this limiter */
+    uint64_t resv;    /* share: bytes admitted within the class's reservation */
 };
 
 struct bw_ops;
@@ -67,6 +71,7 @@ struct bw {
     struct bw_class_set *set;   /* [nclass] */
     struct bw_class_stat *stat; /* [nclass] */
     void *state;                /* the kind's private state */
+    int resv;                   /* the last admission was within its class's reservation */
 };
 
 /* Whether class cls's setting limits it (a delay, a rate cap, or a share
@@ -76,6 +81,13 @@ static inline int bw_limited(const struct bw *b, unsigned cls)
 {
     const struct bw_class_set *s = &b->set[cls];
     return s->delay_pct || s->rate > 0 || (b->cfg.kind == BW_SHARE && s->hard && s->weight == 0);
+}
+/* Whether the last bw_admit fell within its class's reservation (share:
+ * the class had used less than its rbwb blocks of the window it was charged
+ * to; other kinds reserve nothing: 0). */
+static inline int bw_in_resv(const struct bw *b)
+{
+    return b->resv;
 }
 /* The reset setting of a class for a kind: limits nothing. */
 void bw_class_reset(enum bw_kind kind, struct bw_class_set *s);

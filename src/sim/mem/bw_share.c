@@ -69,6 +69,16 @@
  * (a queue per class, as long as the backlog) and join the ring as it
  * moves on.
  *
+ * Within the reservation. Each admission tells (bw_in_resv) whether the
+ * class had used less than R_c of the window it was charged to (beyond
+ * the ring: of the window it was booked in), the transfer crossing R_c
+ * included, as rule (a) would admit it whatever the others do; a hard
+ * class's quota is its reservation. The memory behind the controller serves
+ * those transfers first (mem.h), so that R_c is what the class gets at the
+ * channel too, not only at admission: CBQRI 1.0 (Bandwidth Allocation
+ * Configuration) makes Rbwb available "even when all other RCID are using
+ * their full allocation".
+ *
  * Overshoot. What a window carries beyond its capacity (crossings,
  * reservations of a class that woke up, late transfers, bookings made ahead
  * on allowances that turned out smaller) comes off the capacity of the
@@ -148,6 +158,17 @@ static double share_hard_quota(const struct bw *b, const struct share_cls *k, un
     if (r < t / SHARE_HARD_SLOWEST)
         r = t / SHARE_HARD_SLOWEST;
     return t * (floor((double)(w + 1) * r / t) - floor((double)w * r / t));
+}
+
+/* Whether a transfer of class cls, which has used `used` bytes of the
+ * window it is charged to, falls within its reservation (bw_in_resv): the
+ * one that crosses R_c does, as it is admitted by rule (a). A hard class
+ * takes only its quota, R_c on average, so all it takes does (unless its
+ * Rbwb is 0: then its one transfer a window is not reserved). */
+static int share_within(const struct bw *b, unsigned cls, double used)
+{
+    double r = share_resv(b, cls);
+    return share_hard(b, cls) ? r > 0 : used < r;
 }
 
 static struct share_win *share_win(struct share_state *s, uint64_t w)
@@ -450,6 +471,7 @@ static uint64_t share_admit(struct bw *b, unsigned cls, unsigned port, uint64_t 
         }
         struct share_win *x = share_win(s, w);
         double before = x->total > x->cap ? x->total - x->cap : 0;
+        b->resv = share_within(b, cls, share_used(b, s, w)[cls]);
         share_used(b, s, w)[cls] += bytes;
         x->total += bytes;
         if (w < s->cur) { /* a late overshoot comes off the current window */
@@ -482,6 +504,7 @@ static uint64_t share_admit(struct bw *b, unsigned cls, unsigned port, uint64_t 
     } else if (k->fq[(k->fh + k->fn - 1) % k->fq_cap] >= lim && !share_far_push(k)) {
         return share_far_lost(b, k, now);
     }
+    b->resv = share_within(b, cls, k->fq[(k->fh + k->fn - 1) % k->fq_cap]);
     k->fq[(k->fh + k->fn - 1) % k->fq_cap] += bytes;
     uint64_t w = k->fw + k->fn - 1;
     k->last = w + 1;

@@ -97,12 +97,30 @@ void mem_free(struct mem *m)
     m->stat = NULL;
 }
 
+/* The bucket after b on channel c; a backlog past the horizon drops the
+ * oldest bucket kept (whose place in the ring the new one takes). */
+static uint64_t chan_next(struct mem_chan *c, uint64_t b)
+{
+    if (++b >= c->lo + MEM_BUCKETS) {
+        c->used[c->lo % MEM_BUCKETS] = 0;
+        c->prio[c->lo++ % MEM_BUCKETS] = 0;
+    }
+    return b;
+}
+
 /* Books a line on block's channel at now; returns the wait in 1/256 tick.
  * Slots of a bucket are spaced one gap apart from its start; a slot already
  * in the past when the request arrives costs no wait (capacity unused
  * earlier in the bucket), so a bucket never carries more than MEM_SLOTS
- * lines and the long-run rate is exactly the peak. */
-static uint64_t mem_book(struct mem *m, unsigned node, uint64_t block, uint64_t now)
+ * lines and the long-run rate is exactly the peak. A line served first
+ * (prio) takes the first bucket that has fewer than MEM_SLOTS such lines,
+ * at the slot after them; if the bucket was full, the last of its other
+ * lines moves on to the next bucket with a free slot. That line's requester
+ * was told its wait already; the lines booked after it find the next bucket
+ * fuller and wait the slot it lost instead (project choice: a timeline
+ * cannot re-time an answered request, and this way the capacity the
+ * displaced lines get is exactly what the reserved ones left). */
+static uint64_t mem_book(struct mem *m, unsigned node, uint64_t block, uint64_t now, int prio)
 {
     const struct mem_node *n = &m->node[node];
     struct mem_chan *c = &n->ch[block % n->channels];
@@ -111,37 +129,59 @@ static uint64_t mem_book(struct mem *m, unsigned node, uint64_t block, uint64_t 
     uint64_t b = at / span;
     if (b >= c->lo + MEM_BUCKETS) { /* the timeline moves on: forget the oldest buckets */
         uint64_t lo = b - MEM_BUCKETS + 1;
-        for (uint64_t k = c->lo; k < lo && k < c->lo + MEM_BUCKETS; k++)
+        for (uint64_t k = c->lo; k < lo && k < c->lo + MEM_BUCKETS; k++) {
             c->used[k % MEM_BUCKETS] = 0;
+            c->prio[k % MEM_BUCKETS] = 0;
+        }
         c->lo = lo;
     }
     if (b < c->lo) /* older than the timeline remembers: its oldest bucket */
         b = c->lo;
-    while (c->used[b % MEM_BUCKETS] >= MEM_SLOTS) {
-        if (++b >= c->lo + MEM_BUCKETS) /* a backlog past the horizon: drop the oldest */
-            c->used[c->lo++ % MEM_BUCKETS] = 0;
+    uint64_t slot;
+    if (prio) {
+        while (c->prio[b % MEM_BUCKETS] >= MEM_SLOTS)
+            b = chan_next(c, b);
+        slot = b * span + c->prio[b % MEM_BUCKETS]++ * n->gap;
+        uint64_t d = b;
+        while (c->used[d % MEM_BUCKETS] >= MEM_SLOTS) /* the line displaced, if any */
+            d = chan_next(c, d);
+        c->used[d % MEM_BUCKETS]++;
+    } else {
+        while (c->used[b % MEM_BUCKETS] >= MEM_SLOTS)
+            b = chan_next(c, b);
+        slot = b * span + c->used[b % MEM_BUCKETS]++ * n->gap;
     }
-    uint64_t slot = b * span + c->used[b % MEM_BUCKETS]++ * n->gap;
     return slot > at ? slot - at : 0;
 }
 
-uint64_t mem_read(struct mem *m, unsigned from, unsigned node, uint64_t block, uint64_t now)
+uint64_t mem_read_prio(struct mem *m, unsigned from, unsigned node, uint64_t block, uint64_t now,
+                       int prio)
 {
     if (node >= m->cfg.nodes) /* no such node: nothing to book */
         return m->cfg.latency + (from != node ? m->cfg.remote : 0);
     const struct mem_node *n = &m->node[node];
     uint64_t lat = n->latency + (from != n->home ? m->cfg.remote : 0);
-    uint64_t q = mem_book(m, node, block, now), wait = q / MEM_FRAC + (q % MEM_FRAC != 0);
-    m->stat[node].read_bytes += m->cfg.line;
-    m->stat[node].queued += wait;
+    uint64_t q = mem_book(m, node, block, now, prio), wait = q / MEM_FRAC + (q % MEM_FRAC != 0);
+    struct mem_node_stat *st = &m->stat[node];
+    st->read_bytes += m->cfg.line;
+    st->queued += wait;
+    if (prio) {
+        st->prio_bytes += m->cfg.line;
+        st->prio_queued += wait;
+    }
     return lat + wait;
+}
+
+uint64_t mem_read(struct mem *m, unsigned from, unsigned node, uint64_t block, uint64_t now)
+{
+    return mem_read_prio(m, from, node, block, now, 0);
 }
 
 uint64_t mem_write(struct mem *m, unsigned node, uint64_t block, uint64_t now)
 {
     if (node >= m->cfg.nodes)
         return 0;
-    uint64_t q = mem_book(m, node, block, now);
+    uint64_t q = mem_book(m, node, block, now, 0);
     m->stat[node].write_bytes += m->cfg.line;
     return q / MEM_FRAC + (q % MEM_FRAC != 0);
 }

@@ -11,7 +11,13 @@
  * penalty on top; a node may be another's (slow memory attached to a DRAM
  * node: its home), and its home's readers pay none. Nodes may differ in
  * channels, peak and latency. Writebacks occupy the channel but nobody
- * waits. */
+ * waits.
+ *
+ * Reads within a reservation (mem_read_prio: a CBQRI bandwidth controller
+ * admitted them within their RCID's Rbwb) are served first: they take the
+ * first slots of a bucket, ahead of whatever it holds, and each line they
+ * displace moves on to the next bucket with a free slot, so the channel
+ * still carries exactly its peak. */
 #ifndef QOSIM_SIM_MEM_H
 #define QOSIM_SIM_MEM_H
 
@@ -42,7 +48,8 @@ struct mem_cfg {
 
 struct mem_node_stat {
     uint64_t read_bytes, write_bytes;
-    uint64_t queued; /* ticks reads spent waiting for a channel */
+    uint64_t queued;                  /* ticks reads spent waiting for a channel */
+    uint64_t prio_bytes, prio_queued; /* of those, reads served first (mem_read_prio) */
 };
 
 #define MEM_SLOTS   8    /* line transfers per bucket */
@@ -51,6 +58,7 @@ struct mem_node_stat {
 struct mem_chan {
     uint64_t lo;                /* oldest bucket kept (absolute index) */
     uint16_t used[MEM_BUCKETS]; /* slots taken, bucket b at [b % MEM_BUCKETS] */
+    uint8_t prio[MEM_BUCKETS];  /* of those, by reads served first (mem_read_prio) */
 };
 
 /* What mem_init derived of one node. */
@@ -74,6 +82,10 @@ void mem_free(struct mem *m);
  * issued at now: returns its latency in ticks (the node's base latency +
  * queueing + the remote penalty unless `from` is the node's home). */
 uint64_t mem_read(struct mem *m, unsigned from, unsigned node, uint64_t block, uint64_t now);
+/* As mem_read; with prio set, the read is served ahead of the reads and
+ * writes that are not (its queueing is only behind other such reads). */
+uint64_t mem_read_prio(struct mem *m, unsigned from, unsigned node, uint64_t block, uint64_t now,
+                       int prio);
 /* A line written to block on node at now (a writeback, or a write-combined
  * non-temporal line): returns the ticks it queued for its channel, which a
  * writeback's requester does not wait for. */
