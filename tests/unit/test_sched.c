@@ -162,7 +162,7 @@ static void test_stop_and_pause_times(void **state)
             hi = r.m.cpu[c].now > hi ? r.m.cpu[c].now : hi;
         }
     assert_true(lo >= t);
-    assert_true(hi > t);              /* someone went on past t: nothing was cut */
+    assert_true(hi > t);             /* someone went on past t: nothing was cut */
     assert_true(hi < t + q + q / 2); /* a quantum, and one instruction's memory latency */
     uint64_t io_now;
     assert_true(io_next(&r.io, &io_now) == 0 && io_now >= t && io_now < t + q + q / 2);
