@@ -88,9 +88,11 @@ same "nn: the CSV's rows add up to the JSON's totals" "$(csv_tot "$TMP/nn-333us.
 
 # Without any output file the table is the one printed with them.
 "$QOSIM" run "$TMP/nn-1ms.yaml" 2>/dev/null >"$TMP/nn-table"
-"$QOSIM" run "$TMP/nn-1ms.yaml" --json "$TMP/x.json" --csv "$TMP/x.csv" 2>/dev/null \
-    >"$TMP/nn-table-out"
-claim "nn: --json and --csv change nothing in the table" cmp -s "$TMP/nn-table" "$TMP/nn-table-out"
+"$QOSIM" run "$TMP/nn-1ms.yaml" --json "$TMP/x.json" --csv "$TMP/x.csv" --plot "$TMP/x.svg" \
+    2>/dev/null >"$TMP/nn-table-out"
+claim "nn: --json, --csv and --plot change nothing in the table" \
+    cmp -s "$TMP/nn-table" "$TMP/nn-table-out"
+claim "nn: ... and the plot was drawn" [ -s "$TMP/x.svg" ]
 claim "nn: the table has the victim's phases" grep -q victim "$TMP/nn-table"
 
 # A phase acts at its time: the streams are throttled (MBA delay 90) from
