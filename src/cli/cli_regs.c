@@ -116,10 +116,11 @@ static int run_to(struct regs *c, uint64_t t, uint64_t hard, struct err *e)
 
 /* Time moves for the tasks and, with them, for the CBQRI controllers,
  * whose operations in progress complete as their time comes. A step's end
- * is observation: the tasks pause there without cutting a slice, so `run`
+ * is observation: the tasks pause there without cutting a turn, so `run`
  * steps of any size give the same run (sched_pause); a register write
  * after a step acts where each CPU paused, within a quantum of the step's
- * end. A CBQRI allocation operation takes effect at its time exactly. */
+ * end. A CBQRI operation that changes a limit takes effect at its time
+ * exactly: the tasks stop there. */
 static int run_ns(void *ctx, uint64_t ns, struct err *e)
 {
     struct regs *c = ctx;
