@@ -162,13 +162,22 @@ static struct {
 
 static void run_all(void);
 
+/* A line that sets (x86_console_sets: a wrmsr) acts after everything the
+ * guest did so far, so every vCPU's pending batch is simulated first, as
+ * for the guest's own QoS MSR accesses (model_takes). Any other line only
+ * looks, and is answered from the model as it stands, each vCPU simulated
+ * up to its last full batch (at most VM_BATCH records behind): simulating
+ * the partial batches now would send them to the shared caches and memory
+ * in another order than the guest's own course does, so merely attaching a
+ * console and reading would change what the guest's cores do. */
 static void con_serve(void)
 {
     if (!__atomic_load_n(&con.pending, __ATOMIC_ACQUIRE))
         return;
     pthread_mutex_lock(&con.mu);
     if (con.pending) {
-        run_all();         /* counters include everything the guest did so far */
+        if (x86_console_sets(con.line))
+            run_all();
         con.out[0] = '\0'; /* a blank or comment line prints nothing */
         FILE *f = fmemopen(con.out, sizeof con.out, "w");
         if (f) {

@@ -105,17 +105,31 @@ static void cbqri_switch_hook(void *ctx, struct sched *s, unsigned cpu, int task
     cbqri_csr_write(&c->h.cb, cpu, CBQRI_S, cbqri_id_csr(&c->h.cb), v);
 }
 
+/* The tasks run until every CPU has reached t, never past hard (the next
+ * time a setting acts; UINT64_MAX: none known), where each stops exactly. */
+static int run_to(struct regs *c, uint64_t t, uint64_t hard, struct err *e)
+{
+    if (!c->has_run)
+        return 0;
+    return t >= hard ? sched_run(&c->run.sch, hard, e) : sched_pause(&c->run.sch, t, hard, e);
+}
+
 /* Time moves for the tasks and, with them, for the CBQRI controllers,
- * whose operations in progress complete as their time comes. */
+ * whose operations in progress complete as their time comes. A step's end
+ * is observation: the tasks pause there without cutting a turn, so `run`
+ * steps of any size give the same run (sched_pause); a register write
+ * after a step acts where each CPU paused, within a quantum of the step's
+ * end. A CBQRI operation that changes a limit takes effect at its time
+ * exactly: the tasks stop there. */
 static int run_ns(void *ctx, uint64_t ns, struct err *e)
 {
     struct regs *c = ctx;
     c->now += (uint64_t)((double)ns * 1e-9 * c->m->ticks_per_sec + 0.5);
     if (!c->riscv)
-        return c->has_run ? sched_run(&c->run.sch, c->now, e) : 0;
+        return run_to(c, c->now, UINT64_MAX, e);
     for (;;) {
         uint64_t due = cbqri_next_due(&c->h.cb), t = due < c->now ? due : c->now;
-        int rc = c->has_run ? sched_run(&c->run.sch, t, e) : 0;
+        int rc = run_to(c, t, cbqri_next_setting_due(&c->h.cb), e);
         if (rc)
             return rc;
         cbqri_tick(&c->h.cb, t);

@@ -364,6 +364,19 @@ uint64_t cbqri_next_due(const struct cbqri *q)
     return t;
 }
 
+uint64_t cbqri_next_setting_due(const struct cbqri *q)
+{
+    uint64_t t = UINT64_MAX;
+    for (unsigned i = 0; i < q->nctl; i++)
+        for (unsigned s = 0; s < q->ctl[i].nwin; s++) {
+            const struct cbqri_win *w = &q->ctl[i].win[s];
+            if (HW_FGET(w->alloc_ctl, ALLOC_CTL, BUSY) && w->alloc_due < t &&
+                HW_FGET(w->alloc_ctl, ALLOC_CTL, OP) != CBQRI_READ_LIMIT)
+                t = w->alloc_due;
+        }
+    return t;
+}
+
 /* A control register write starts an operation: BUSY, STATUS 0 until done. */
 static void start(struct cbqri *q, uint64_t *ctl, uint64_t *due, uint64_t v)
 {

@@ -316,6 +316,11 @@ void cbqri_tick(struct cbqri *q, uint64_t now);
  * operation sees the machine as it is then -- a CONFIG_EVENT starts its
  * count there, a CONFIG_LIMIT takes effect there. */
 uint64_t cbqri_next_due(const struct cbqri *q);
+/* The same for the operations that change what the harts' accesses do
+ * (CONFIG_LIMIT, FLUSH_RCID): a run stops every hart at that time exactly.
+ * The others (monitoring, READ_LIMIT) only look, and a run may reach their
+ * time up to a quantum late (sched_pause), so that looking changes nothing. */
+uint64_t cbqri_next_setting_due(const struct cbqri *q);
 
 /* The register interface. size: 4 or 8. */
 enum hw_fault cbqri_mmio_read(struct cbqri *q, unsigned hart, enum cbqri_mode md, uint64_t addr,

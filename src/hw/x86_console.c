@@ -157,3 +157,9 @@ void x86_console_line(struct x86_console *c, char *text, FILE *out)
 {
     console_line(&c->k, text, out, command, c);
 }
+
+int x86_console_sets(const char *text)
+{
+    text += strspn(text, " \t\r\n");
+    return !strncmp(text, "wrmsr", 5) && (text[5] == ' ' || text[5] == '\t');
+}

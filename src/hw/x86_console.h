@@ -26,5 +26,13 @@ struct x86_console {
 /* Interprets one line (modified in place): blank and comment-only lines
  * print nothing; every command prints exactly one line to out. */
 void x86_console_line(struct x86_console *c, char *text, FILE *out);
+/* Whether a line sets something that changes what the machine's cores do:
+ * a wrmsr (the QoS MSRs are settings). Every other line only looks at the
+ * model (cpuid, rdmsr), acts on the console's own process (llwpcb,
+ * slwpcb, mem), or moves time (run), which whoever runs the machine
+ * handles as observation. A console attached to a running guest
+ * (qemu/plugin/qosim-vm.c) simulates the guest's pending accesses before a
+ * setting only, so a console that only looks changes nothing. */
+int x86_console_sets(const char *text);
 
 #endif

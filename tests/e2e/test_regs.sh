@@ -161,3 +161,58 @@ expect "a missing script" 2 "$QOSIM" regs "$TMP/none.regs"
 has "names it" "$TMP/err" "none.regs: cannot open"
 expect "an unknown platform" 2 "$QOSIM" regs --platform nope "$TMP/bad.regs"
 expect "unknown option" 2 "$QOSIM" regs --frob
+
+# ---- `run` steps are observation (docs/regs.md, "run") ----------------------
+# The tasks only pause at a step's end, so one `run 1000000` and four
+# `run 250000` leave the same machine: every count read afterwards is the
+# same. x86: the victim's occupancy and both RMIDs' bandwidth, after the
+# steps and once more after a write and another step. RISC-V: the same
+# through CBQRI's counters, with a monitoring operation in flight across
+# the steps and a limit taking effect in the first.
+steps() { # steps FILE HEAD TAIL N: HEAD, N steps that add up to 1 ms, TAIL
+    { printf '%b' "$2"; for _ in $(seq "$4"); do echo "run $((1000000 / $4))"; done
+      printf '%b' "$3"; } >"$1"
+}
+x_tail='wrmsr 0 0xc8d 0x100000001\nrdmsr 0 0xc8e\nwrmsr 0 0xc8d 0x100000002\nrdmsr 0 0xc8e\n'
+x_tail="${x_tail}wrmsr 0 0xc8d 0x200000002\nrdmsr 0 0xc8e\nwrmsr 2 0xc90 0x1\nrun 300000\n"
+x_tail="${x_tail}wrmsr 0 0xc8d 0x100000002\nrdmsr 0 0xc8e\nwrmsr 0 0xc8d 0x200000001\nrdmsr 0 0xc8e\n"
+for n in 1 4 5; do
+    steps "$TMP/x$n.regs" '' "$x_tail" "$n"
+    "$QOSIM" regs --scenario "$TOP/examples/noisy-neighbour.yaml" "$TMP/x$n.regs" 2>&1 |
+        grep -v '^ok$' >"$TMP/x$n.out"
+done
+claim "run steps, x86: the five counts moved (a victim and a stream counted)" \
+    awk '/^0x/ && $1 != "0x0000000000000000" { n++ } END { exit n < 5 }' "$TMP/x1.out"
+claim "run steps, x86: run 1000000 and 4 x run 250000 read the same counts" \
+    cmp -s "$TMP/x1.out" "$TMP/x4.out"
+claim "run steps, x86: and 5 x run 200000" cmp -s "$TMP/x1.out" "$TMP/x5.out"
+c_head='mmio write64 0x04828008 0x100101\nrun 100\nmmio write64 0x04830008 0x200201\n'
+c_head="${c_head}mmio write64 0x04828008 0x100201\n"
+# With it, a CONFIG_LIMIT (the stream's RCID 2 to blocks 0-3): a setting,
+# which stops the harts at its completion, inside the first step.
+c_limit='mmio write64 0x04828020 0x000f\nmmio write64 0x04828018 0x201\n'
+c_tail='mmio write64 0x04828008 0x102\nrun 1000\nmmio read64 0x04828010\n'
+c_tail="${c_tail}mmio write64 0x04830008 0x202\nrun 1000\nmmio read64 0x04830010\n"
+for v in c l; do
+    head=$c_head
+    [ $v = l ] && head="$c_head$c_limit"
+    for n in 1 4; do
+        steps "$TMP/$v$n.regs" "$head" "$c_tail" "$n"
+        "$QOSIM" regs --scenario "$TOP/examples/regs/cbqri-tasks.yaml" "$TMP/$v$n.regs" 2>&1 |
+            grep -v '^ok$' >"$TMP/$v$n.out"
+    done
+done
+claim "run steps, CBQRI: the counters moved" \
+    awk '/^0x/ && $1 != "0x0000000000000000" { n++ } END { exit n < 2 }' "$TMP/c1.out"
+claim "run steps, CBQRI: run 1000000 and 4 x run 250000 read the same counts" \
+    cmp -s "$TMP/c1.out" "$TMP/c4.out"
+claim "run steps, CBQRI: the limit acted (the victim holds more of the L3)" \
+    [ $(($(sed -n 1p "$TMP/l1.out"))) -gt $(($(sed -n 1p "$TMP/c1.out"))) ]
+claim "run steps, CBQRI: with the limit too" cmp -s "$TMP/l1.out" "$TMP/l4.out"
+# A READ_COUNTER in the middle of the steps only looks: it completes where
+# the harts pause, and the counts after are those of the script without it.
+{ printf '%b' "$c_head"; echo "run 500000"; echo "mmio write64 0x04828008 0x102"
+  echo "run 500000"; printf '%b' "$c_tail"; } >"$TMP/m.regs"
+"$QOSIM" regs --scenario "$TOP/examples/regs/cbqri-tasks.yaml" "$TMP/m.regs" 2>&1 |
+    grep -v '^ok$' >"$TMP/m.out"
+claim "run steps, CBQRI: a counter read between steps changes nothing" cmp -s "$TMP/c1.out" "$TMP/m.out"

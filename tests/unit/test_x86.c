@@ -31,6 +31,7 @@ enum { L3M = 0xC90, L2M = 0xD10, MBA = 0xD50 };
 
 #define X86_FIXTURE_NTASK NTASK
 #include "x86_fixture.h"
+#include "hw/x86_console.h"
 
 /* ---- building machines ---- */
 
@@ -1598,6 +1599,55 @@ static void test_riscv_has_no_x86(void **state)
     mach_free(&M);
 }
 
+/* The console's lines that only look (x86_console_sets 0) change no
+ * setting; a wrmsr is the one that sets. A console attached to a running
+ * guest simulates the guest's pending accesses before a setting only
+ * (qemu/plugin/qosim-vm.c), so reading from it changes nothing. */
+static void test_console_sets(void **state)
+{
+    (void)state;
+    static const char *const looks[] = {"cpuid 0x10 1",
+                                        "  rdmsr 0 0xc8f",
+                                        "rdmsr 0 0xc90",
+                                        "rdmsr 2 0xd51 # MBA",
+                                        "# wrmsr 0 0xc8f 0x1",
+                                        "",
+                                        "\t\n",
+                                        "run 1000",
+                                        "wrmsrx 0 0xc8f 1",
+                                        "wrmsr",
+                                        "rdmsr 0 0xc8e"};
+    static const char *const other[] = {"mem write64 0x1000 5", "llwpcb 0 0x1000", "slwpcb 0",
+                                        "mem map 0x1000 4096"};
+    struct x86_console k = {.x = &X};
+    uint64_t before[4], after[4];
+    const uint32_t msrs[4] = {X86_PQR_ASSOC, X86_L3_MASK_0 + 1, X86_MBA_THRTL_0 + 1, X86_QM_EVTSEL};
+    char line[64];
+    FILE *out = fopen("/dev/null", "w");
+    assert_non_null(out);
+    assert_int_equal(x86_wrmsr(&X, 0, X86_L3_MASK_0 + 1, 0x0f0), HW_OK);
+    for (unsigned i = 0; i < 4; i++)
+        assert_int_equal(x86_rdmsr(&X, 0, msrs[i], &before[i]), HW_OK);
+    for (unsigned i = 0; i < sizeof looks / sizeof *looks; i++) {
+        assert_int_equal(x86_console_sets(looks[i]), 0);
+        snprintf(line, sizeof line, "%s", looks[i]);
+        x86_console_line(&k, line, out);
+    }
+    for (unsigned i = 0; i < 4; i++) {
+        assert_int_equal(x86_rdmsr(&X, 0, msrs[i], &after[i]), HW_OK);
+        assert_int_equal(after[i], before[i]);
+    }
+    for (unsigned i = 0; i < sizeof other / sizeof *other; i++) /* the console's own process */
+        assert_int_equal(x86_console_sets(other[i]), 0);
+    assert_int_equal(x86_console_sets("wrmsr 0 0xc8f 0x100000001"), 1);
+    assert_int_equal(x86_console_sets(" \twrmsr\t0 0xc90 0x3"), 1);
+    snprintf(line, sizeof line, "wrmsr 0 0xc8f 0x100000001");
+    x86_console_line(&k, line, out);
+    assert_int_equal(x86_rdmsr(&X, 0, X86_PQR_ASSOC, &after[0]), HW_OK);
+    assert_int_equal(after[0], 0x100000001ull);
+    fclose(out);
+}
+
 #define XEON(t) cmocka_unit_test_setup_teardown(t, setup_xeon, teardown)
 #define ATOM(t) cmocka_unit_test_setup_teardown(t, setup_atom, teardown)
 #define EPYC(t) cmocka_unit_test_setup_teardown(t, setup_epyc, teardown)
@@ -1606,6 +1656,7 @@ static void test_riscv_has_no_x86(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        XEON(test_console_sets),
         XEON(test_cpuid_vendor_intel),
         EPYC(test_cpuid_vendor_amd),
         XEON(test_cpuid_xeon_monitoring),

@@ -138,12 +138,9 @@ int run_init(struct run *r, struct scen *s, struct err *e)
             return rc;
         }
         unsigned node = st->node >= 0 ? (unsigned)st->node : r->m.cpu[st->cpu].node;
-        core_task_init(&r->task[i].ct, r->wl[i], mach_phys_base(node, i));
+        sched_task_init(&r->task[i], r->wl[i], mach_phys_base(node, i), st->cpu, st->cls, st->tag);
         if (st->tee_len)
             mach_set_tee(&r->m, i, mach_phys_base(node, i) | st->tee_va, st->tee_len);
-        r->task[i].cpu = st->cpu;
-        r->task[i].cls = st->cls;
-        r->task[i].tag = st->tag;
     }
     rc = sched_init(&r->sch, &r->m, r->task, s->ntask, s->quantum * MACH_TICK, ticks(r, s->slice),
                     e);
@@ -254,7 +251,9 @@ static void row_delta(struct run_row *row, const struct mach_tstat *a, const str
     row->t0 = t0;
     row->t1 = t1;
     row->instr = b->instr - a->instr;
-    row->cycles = (b->ticks - a->ticks) / MACH_TICK;
+    /* Whole cycles elapsed between the two points, so that rows add up to
+     * the run's total however the run is cut into rows. */
+    row->cycles = b->ticks / MACH_TICK - a->ticks / MACH_TICK;
     row->ipc = row->cycles ? (double)row->instr / (double)row->cycles : 0;
     for (int l = 0; l < PLAT_NLEVEL; l++) {
         row->ref[l] = b->ref[l] - a->ref[l];
@@ -441,7 +440,17 @@ int run_all(struct run *r, run_row_fn row_fn, run_progress_fn progress, void *ct
             next = t_settle;
         if (t_poll < next)
             next = t_poll;
-        if ((rc = sched_run(&r->sch, ticks(r, next), e)))
+        /* Only settings stop every CPU at their time: a phase's start and
+         * the end. An interval's end, the settle mark and a poll observe,
+         * so the run only pauses there, once every CPU has reached the
+         * time, and the rows are read at that point (sched_pause). */
+        double hard =
+            next_phase < s->nphase && s->phase[next_phase].at < end ? s->phase[next_phase].at : end;
+        if (next >= hard)
+            rc = sched_run(&r->sch, ticks(r, hard), e);
+        else
+            rc = sched_pause(&r->sch, ticks(r, next), ticks(r, hard), e);
+        if (rc)
             break;
         t = next;
         if (t >= t_interval || t >= end) {
