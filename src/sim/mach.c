@@ -107,6 +107,13 @@ static int bw_setup(struct mach *m, struct err *e)
         cfg.nport = m->p.topo.modules * m->p.topo.cores * cfg.nthr;
         cfg.link_rate = m->p.core.link / MACH_TICK;
     }
+    /* ---- MBA request model (bw_delay.c): the profile's cycles as ticks ---- */
+    double req[BW_DELAY_REQ_STEPS];
+    if (b->kind == BW_DELAY && b->req_model) {
+        for (unsigned i = 0; i < BW_DELAY_REQ_STEPS; i++)
+            req[i] = b->req_delay[i] * MACH_TICK;
+        cfg.req_delay = req;
+    }
     cfg.capacity = m->p.mem.peak / m->ticks_per_sec;
     cfg.nblks = b->nblks;
     m->nbw = b->kind == BW_SHARE ? m->p.nnodes : m->p.ndomains;

@@ -472,6 +472,58 @@ static int load_mon(struct plat *p, struct conf *c, struct conf_node *qos, struc
     return 0;
 }
 
+/* qos.bandwidth.model and request_delay (kind delay): which model of Intel
+ * MBA the limiter is (sim/mem/bw_delay.c). `link` (the default): a
+ * throttled class's link rate falls with the delay. `request`: each request
+ * leaving L2 waits a delay of its own, request_delay's entry for the
+ * throttle value, in cycles, one entry per step (granularity, 2 *
+ * granularity, ... max); a value between steps is interpolated, delay 0 adds
+ * nothing. */
+static const char *const bw_model_names[] = {"link", "request"};
+
+static int load_bw_model(struct plat_bw *o, struct conf *c, struct conf_node *n, unsigned max,
+                         unsigned gran, struct err *e)
+{
+    unsigned model = 0;
+    int rc = conf_enum(c, n, "model", CONF_OPT, bw_model_names, 2, &model, e);
+    struct conf_node *rd = conf_get(n, "request_delay");
+    o->req_model = (int)model;
+    if (rc)
+        return rc;
+    if (!model) {
+        if (rd)
+            return conf_error(c, rd, e, "request_delay needs model: request");
+        return 0;
+    }
+    if (!rd)
+        return conf_error(c, n, e, "model: request needs request_delay (cycles per throttle step)");
+    if ((rc = conf_expect(c, rd, CONF_SEQ, e)))
+        return rc;
+    unsigned steps = max / gran;
+    if (rd->nkids != steps)
+        return conf_error(c, rd, e,
+                          "%u entries for %u throttle steps (%u, %u, ... %u): one per step",
+                          rd->nkids, steps, gran, 2 * gran, max);
+    double at[BW_DELAY_REQ_STEPS] = {0}; /* cycles at step k (k * gran) */
+    for (unsigned k = 0; k < steps; k++) {
+        uint64_t v;
+        if ((rc = conf_node_u64(c, &rd->kids[k], 0, 1000000, &v, e)))
+            return rc;
+        if (k && (double)v < at[k])
+            return conf_error(c, &rd->kids[k], e,
+                              "%llu cycles at %u is less than %g at %u: a larger throttle value "
+                              "delays no less",
+                              (unsigned long long)v, (k + 1) * gran, at[k], k * gran);
+        at[k + 1] = (double)v;
+    }
+    for (unsigned d = 0; d < BW_DELAY_REQ_STEPS; d++) {
+        unsigned k = d / gran;
+        o->req_delay[d] =
+            k >= steps ? at[steps] : at[k] + (at[k + 1] - at[k]) * (double)(d % gran) / gran;
+    }
+    return 0;
+}
+
 static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct err *e)
 {
     struct plat_bw *o = &p->bw;
@@ -486,7 +538,7 @@ static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct
      * known (conf_check_unused), a misspelt one at once. */
     if (!rc)
         rc = conf_keys(c, n, e, "kind", "classes", "max", "granularity", "linear", "min_max",
-                       "per_thread", "window", "blocks", "mrbwb", NULL);
+                       "per_thread", "window", "blocks", "mrbwb", "model", "request_delay", NULL);
     if (!rc)
         rc = conf_enum(c, n, "kind", CONF_REQ, bw_kind_name + 1, BW_NKIND - 1, &kind, e);
     if (!rc)
@@ -518,6 +570,8 @@ static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct
             return conf_error(c, conf_get(n, "max"), e,
                               "%llu is not a multiple of granularity %llu", (unsigned long long)max,
                               (unsigned long long)gran);
+        if (!rc)
+            rc = load_bw_model(o, c, n, (unsigned)max, (unsigned)gran, e);
     } else {
         rc = conf_time(c, n, "window", CONF_OPT, 1e-9, 1e-2, &o->window, e);
         if (!rc && o->kind == BW_RATE)
