@@ -34,25 +34,24 @@
  * between the measured points): a line takes cpi + (140 + D) / 16 cycles
  * when latency-bound, 64 / 6 at the link, so D = 16 * (64 / (6 f) - 0.25)
  * - 140 cycles, rounded. */
-static const char profile[] =
-    "name: mba-test\n"
-    "vendor: intel\n"
-    "topology: {sockets: 1, modules: 2}\n"
-    "core: {frequency: 1GHz, cpi: 0.25, mlp: 16, link: 6}\n"
-    "caches:\n"
-    "  L1I: {size: 1K, ways: 2, latency: 2}\n"
-    "  L1D: {size: 1K, ways: 2, latency: 2}\n"
-    "  L2: {size: 4K, ways: 4, latency: 10}\n"
-    "  L3: {size: 16K, ways: 8, latency: 40}\n"
-    "memory: {channels: 4, peak: 400GB/s, latency: 100ns}\n"
-    "qos:\n"
-    "  bandwidth:\n"
-    "    kind: delay\n"
-    "    classes: 4\n"
-    "    max: 90\n"
-    "    granularity: 10\n"
-    "    model: %s\n"
-    "%s";
+static const char profile[] = "name: mba-test\n"
+                              "vendor: intel\n"
+                              "topology: {sockets: 1, modules: 2}\n"
+                              "core: {frequency: 1GHz, cpi: 0.25, mlp: 16, link: 6}\n"
+                              "caches:\n"
+                              "  L1I: {size: 1K, ways: 2, latency: 2}\n"
+                              "  L1D: {size: 1K, ways: 2, latency: 2}\n"
+                              "  L2: {size: 4K, ways: 4, latency: 10}\n"
+                              "  L3: {size: 16K, ways: 8, latency: 40}\n"
+                              "memory: {channels: 4, peak: 400GB/s, latency: 100ns}\n"
+                              "qos:\n"
+                              "  bandwidth:\n"
+                              "    kind: delay\n"
+                              "    classes: 4\n"
+                              "    max: 90\n"
+                              "    granularity: 10\n"
+                              "    model: %s\n"
+                              "%s";
 
 static const char calib[] = "    request_delay: [0, 0, 0, 0, 0, 34, 46, 140, 425]\n";
 

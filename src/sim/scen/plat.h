@@ -12,6 +12,7 @@
 #include "sim/mem/bw.h"
 #include "sim/cache/cache.h"
 #include "sim/cache/hier.h"
+#include "sim/cache/pf.h"
 #include "util/conf.h"
 
 #include <stdint.h>
@@ -75,6 +76,9 @@ struct plat_core {
      * gates srmcfg below M-mode). 64 and no on x86. */
     unsigned xlen;
     int smstateen;
+    /* Hardware prefetchers the part has and their parameters (core.prefetch;
+       none unless the profile names them). */
+    struct pf_cfg pf;
 };
 
 /* The signature a profile's CPUs report when core: names none (profiles.md):
