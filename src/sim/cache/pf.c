@@ -60,8 +60,8 @@ static unsigned stream_train(void *st, const struct pf_params *k, unsigned lb,
     }
     sr->clock++;
     if (!e) {
-        *old = (struct stream){.page = page, .stamp = sr->clock, .last = off, .ahead = off,
-                               .valid = 1};
+        *old = (struct stream){
+            .page = page, .stamp = sr->clock, .last = off, .ahead = off, .valid = 1};
         return 0;
     }
     e->stamp = sr->clock;
