@@ -95,8 +95,11 @@ static void test_amd(void **state)
     static const struct {
         uint64_t bit;
         unsigned kinds_off;
-    } map[] = {{1u << 0, 1u << PF_L1_NEXT},   {1u << 1, 1u << PF_L1_IP}, {1u << 2, 0},
-               {1u << 3, 1u << PF_L2_STREAM}, {1u << 5, 1u << PF_L2_ADJ}};
+    } map[] = {{1u << 0, 1u << PF_L1_NEXT},
+               {1u << 1, 1u << PF_L1_IP},
+               {1u << 2, 0},
+               {1u << 3, 1u << PF_L2_STREAM},
+               {1u << 5, 1u << PF_L2_ADJ}};
     for (unsigned i = 0; i < sizeof map / sizeof map[0]; i++) {
         assert_int_equal(x86_wrmsr(&X, 0, X86_AMD_PREFETCH_CONTROL, map[i].bit), HW_OK);
         assert_int_equal(rd(1, X86_AMD_PREFETCH_CONTROL), map[i].bit);
