@@ -1261,7 +1261,7 @@ enum mach_dma mach_dma_read(struct mach *m, struct mach_cpu *p, uint64_t addr)
 
 /* ---- prefetch requests (sim/cache/pf.h decides what; this issues it) ----
  *
- * A prefetch is a request like any other (DESIGN.md): it carries the
+ * A prefetch is a request like any other (docs/mechanisms.md): it carries the
  * requesting CPU's class and tag (the owner its lines get, so occupancy and
  * byte counters count it), fills under the class's L2 and L3 masks, passes
  * the L2-egress delay (Intel MBA) and the memory-side limiters, and is

@@ -19,6 +19,7 @@
 #include "sim/scen/plat.h"
 #include "sim/wl/wl.h"
 #include "util/conf.h"
+#include "util/rng.h"
 
 #include "qosim.h"
 
@@ -231,6 +232,49 @@ static void test_requester_class_and_tag(void **state)
     assert_int_equal(mach_traffic_cls(&M, 0, 2, MACH_TR_TOTAL), M.ts[0].rd_bytes);
 }
 
+/* Every tag's occupancy is exact and the tags' byte counters add up to the
+ * tasks' reads, through a mixed run of two CPUs with prefetchers on:
+ * streams and random accesses, stores, tags, classes and masks changed
+ * mid-run (old lines keep their old tag). */
+static void test_counts_exact_mixed(void **state)
+{
+    (void)state;
+    build(all4);
+    struct rng r;
+    rng_seed(&r, 11, 0);
+    uint64_t pos[2] = {0, 0};
+    mach_set_assoc(&M, 0, 0, 0, 0);
+    mach_set_assoc(&M, 1, 1, 0, 0);
+    for (int step = 0; step < 60000; step++) {
+        unsigned cpu = (unsigned)rng_below(&r, 2);
+        if (step % 7000 == 0) {
+            mach_set_assoc(&M, cpu, (int)cpu, (unsigned)rng_below(&r, 4),
+                           (unsigned)rng_below(&r, 8));
+            assert_int_equal(mach_set_mask(&M, PLAT_L3, 0, (unsigned)rng_below(&r, 4), MACH_DATA,
+                                           1 + rng_below(&r, 255)),
+                             0);
+        }
+        uint64_t line = rng_below(&r, 3) ? pos[cpu]++ : rng_below(&r, 1 << 16);
+        M.cpu[cpu].ip = 0x400000 + 4 * rng_below(&r, 8);
+        unsigned kind = rng_below(&r, 5) == 0 ? HIER_STORE : HIER_LOAD;
+        M.cpu[cpu].now +=
+            mach_access(&M, &M.cpu[cpu], kind, mach_phys_base(0, cpu) | (0x100000 + line * 64)) +
+            MACH_TICK;
+        if (step % 10000 == 0 || step == 59999) {
+            uint64_t sum = 0, bytes = 0;
+            for (unsigned t = 0; t < 8; t++) {
+                uint64_t n = lines_of_tag(t, ~0ull);
+                assert_int_equal(mach_occupancy(&M, PLAT_L3, 0, t), n);
+                sum += n;
+                bytes += mach_traffic(&M, 0, t, MACH_TR_TOTAL);
+            }
+            assert_int_equal(sum, mach_valid_lines(&M, PLAT_L3, 0));
+            assert_int_equal(bytes, M.ts[0].rd_bytes + M.ts[1].rd_bytes + M.idle.rd_bytes);
+        }
+    }
+    assert_true(M.ts[0].pf_req > 1000 && M.ts[1].pf_req > 1000);
+}
+
 /* Prefetches pass the L2-egress delay: with only the L2 prefetchers, every
  * request the limiter admits is a demand L2 miss or a prefetch (each of
  * which missed L2). Delayed, a prefetch arrives late: at delay 90 (400
@@ -307,6 +351,7 @@ int main(void)
         cmocka_unit_test_teardown(test_random, teardown),
         cmocka_unit_test_teardown(test_off_is_today, teardown),
         cmocka_unit_test_teardown(test_requester_class_and_tag, teardown),
+        cmocka_unit_test_teardown(test_counts_exact_mixed, teardown),
         cmocka_unit_test_teardown(test_prefetch_delayed, teardown),
         cmocka_unit_test_teardown(test_set_prefetch, teardown),
         cmocka_unit_test(test_profile_keys),
