@@ -1392,8 +1392,8 @@ static void pf_issue(struct mach *m, struct mach_cpu *p, uint64_t block, unsigne
     if (into == PF_INTO_L3 && !p->l3)
         into = PF_INTO_L2;
     struct mach_cache *x = into == PF_INTO_L1 ? p->l1d : into == PF_INTO_L2 ? p->l2 : p->l3;
-    if (cache_find(&x->c, block) >= 0)
-        return; /* there already: dropped */
+    if (pf_recent(p->pf, block, (uint8_t)into) || cache_find(&x->c, block) >= 0)
+        return; /* asked for already, or there already: dropped */
     uint16_t own = p->own[conf][t];
     uint64_t lat = p->l2->lat;
     int in_l2 = into != PF_INTO_L3 && cache_find(&p->l2->c, block) >= 0;
@@ -1408,7 +1408,7 @@ static void pf_issue(struct mach *m, struct mach_cpu *p, uint64_t block, unsigne
     }
     if (into == PF_INTO_L1)
         pf_fill(m, p, p->l1d, block, ~0ull, own, CACHE_F_PF);
-    pf_pend_set(p->pf, block, p->now + lat);
+    pf_pend_set(p->pf, block, p->now + lat, (uint8_t)into);
     /* The L2 streamer watches the L1 prefetchers' requests too (Intel:
      * "monitored read requests include L1 DCache requests initiated by load
      * and store operations and by the hardware prefetchers"). */
@@ -1424,7 +1424,6 @@ static void pf_train_l2(struct mach *m, struct mach_cpu *p, uint64_t block, unsi
         return;
     struct pf_req out[PF_MAX_OUT];
     struct pf_event ev = {.block = block, .now = p->now, .miss = (uint8_t)miss};
-    ev.outstanding = pf_outstanding(p->pf, p->now);
     unsigned n = pf_l2(p->pf, p->pf_on, &ev, out);
     for (unsigned i = 0; i < n; i++)
         pf_issue(m, p, out[i].block, conf, t, out[i].into);
@@ -1434,10 +1433,11 @@ static void pf_train_l2(struct mach *m, struct mach_cpu *p, uint64_t block, unsi
  * useful once; returns when it arrives (0: not kept, or not prefetched). */
 static uint64_t pf_used(struct mach_cpu *p, struct mach_cache *x, uint64_t block)
 {
-    int i = cache_find(&x->c, block);
+    struct cache_line *set = cache_set(&x->c, (uint32_t)block & x->c.set_mask);
+    int i = set[0].tag == block ? 0 : cache_find(&x->c, block); /* LRU: a hit is in front */
     if (i < 0)
         return 0;
-    struct cache_line *l = &cache_set(&x->c, (uint32_t)block & x->c.set_mask)[i];
+    struct cache_line *l = &set[i];
     if (!(l->flags & CACHE_F_PF))
         return 0;
     l->flags &= (uint8_t)~CACHE_F_PF;

@@ -19,27 +19,30 @@ struct pf_ops {
 
 /* ---- L2 streamer ---- */
 
-/* Intel: "detects and maintains up to 32 streams of data accesses"; one
- * entry per 4 KiB page here, its direction the last one seen (project
- * choice: Intel keeps a forward and a backward stream per page; one is
- * what a single-direction scan needs). */
+/* Intel: "detects and maintains up to 32 streams of data accesses"; here 32
+ * entries, one per 4 KiB page, direct-mapped by page number (project
+ * choice: a lookup costs one probe; two active pages that collide evict
+ * each other), its direction the last one seen (project choice: Intel keeps
+ * a forward and a backward stream per page; one is what a single-direction
+ * scan needs). */
 #define STREAMS 32
 struct stream {
-    uint64_t page, stamp;
+    uint64_t page;
     int last, ahead; /* line offsets in the page: last request, furthest prefetched */
     int dir;         /* +1, -1, 0: not yet known */
     unsigned conf;   /* steps seen in dir */
     int valid;
 };
 struct streamer {
-    uint64_t clock;
     struct stream s[STREAMS];
 };
 
 /* A stream is detected once two successive requests step the same way
  * (project choice: Intel says only "when a forward or backward stream of
  * requests is detected"). Prefetches never leave the page (Intel:
- * "prefetched cache lines must be in the same 4K page"). */
+ * "prefetched cache lines must be in the same 4K page"). Lines further
+ * than l2_distance ahead are asked into L3 only; the machine moves the
+ * others there too while `busy` requests are outstanding (pf_l2). */
 static unsigned stream_train(void *st, const struct pf_params *k, unsigned lb,
                              const struct pf_event *ev, struct pf_req *out, unsigned room)
 {
@@ -48,23 +51,11 @@ static unsigned stream_train(void *st, const struct pf_params *k, unsigned lb,
     int lpp = 1 << shift;
     uint64_t page = ev->block >> shift;
     int off = (int)(ev->block & (uint64_t)(lpp - 1));
-    struct stream *e = NULL, *old = &sr->s[0];
-    for (unsigned i = 0; i < STREAMS; i++) {
-        struct stream *x = &sr->s[i];
-        if (x->valid && x->page == page) {
-            e = x;
-            break;
-        }
-        if (!x->valid || (old->valid && x->stamp < old->stamp))
-            old = x;
-    }
-    sr->clock++;
-    if (!e) {
-        *old = (struct stream){
-            .page = page, .stamp = sr->clock, .last = off, .ahead = off, .valid = 1};
+    struct stream *e = &sr->s[(page ^ page >> 5) & (STREAMS - 1)];
+    if (!e->valid || e->page != page) {
+        *e = (struct stream){.page = page, .last = off, .ahead = off, .valid = 1};
         return 0;
     }
-    e->stamp = sr->clock;
     int d = off - e->last;
     if (d == 0)
         return 0;
@@ -88,9 +79,8 @@ static unsigned stream_train(void *st, const struct pf_params *k, unsigned lb,
         int dist = (next - off) * e->dir;
         if (next < 0 || next >= lpp || dist > (int)k->distance)
             break;
-        int far = dist > (int)k->l2_distance || ev->outstanding >= k->busy;
         out[n++] = (struct pf_req){.block = (page << shift) | (uint64_t)next,
-                                   .into = far ? PF_INTO_L3 : PF_INTO_L2,
+                                   .into = dist > (int)k->l2_distance ? PF_INTO_L3 : PF_INTO_L2,
                                    .kind = PF_L2_STREAM};
         e->ahead = next;
     }
@@ -251,14 +241,32 @@ unsigned pf_l1(struct pf *f, unsigned on, const struct pf_event *ev, struct pf_r
 
 unsigned pf_l2(struct pf *f, unsigned on, const struct pf_event *ev, struct pf_req *out)
 {
-    return train(f, on, 2, ev, out);
+    unsigned n = train(f, on, 2, ev, out);
+    /* The streamer's L3-only rule for many outstanding requests, counted
+     * only when it has asked for something. */
+    int busy = -1;
+    for (unsigned i = 0; i < n; i++)
+        if (out[i].kind == PF_L2_STREAM && out[i].into == PF_INTO_L2) {
+            if (busy < 0)
+                busy = pf_outstanding(f, ev->now) >= f->cfg->k[PF_L2_STREAM].busy;
+            if (busy)
+                out[i].into = PF_INTO_L3;
+        }
+    return n;
 }
 
-void pf_pend_set(struct pf *f, uint64_t block, uint64_t ready)
+void pf_pend_set(struct pf *f, uint64_t block, uint64_t ready, uint8_t into)
 {
     unsigned i = (unsigned)(block & (PF_PEND - 1));
     f->pend[i].block = block;
     f->pend[i].ready = ready;
+    f->pend[i].into = (uint8_t)(into + 1);
+}
+
+int pf_recent(const struct pf *f, uint64_t block, uint8_t into)
+{
+    unsigned i = (unsigned)(block & (PF_PEND - 1));
+    return f->pend[i].into && f->pend[i].block == block && f->pend[i].into <= into + 1;
 }
 
 uint64_t pf_pend_take(struct pf *f, uint64_t block)

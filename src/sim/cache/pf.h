@@ -63,10 +63,9 @@ struct pf_req {
  * physical and the instruction's address) or a request looking up L2. */
 struct pf_event {
     uint64_t block, addr, ip;
-    uint64_t now;         /* ticks */
-    unsigned outstanding; /* the CPU's L2 misses still in flight */
-    uint8_t miss;         /* it missed the level it looked up */
-    uint8_t load;         /* L1D: a load (stores train nothing) */
+    uint64_t now; /* ticks */
+    uint8_t miss; /* it missed the level it looked up */
+    uint8_t load; /* L1D: a load (stores train nothing) */
 };
 
 #define PF_PEND   64 /* prefetched lines whose arrival time is kept */
@@ -79,6 +78,7 @@ struct pf {
     void *st[PF_NKIND];
     struct {
         uint64_t block, ready;
+        uint8_t into; /* PF_INTO_* + 1; 0: empty */
     } pend[PF_PEND];
     uint64_t flight[PF_FLIGHT];
     unsigned nflight;
@@ -91,8 +91,13 @@ void pf_free(struct pf *f);
 unsigned pf_l1(struct pf *f, unsigned on, const struct pf_event *ev, struct pf_req *out);
 unsigned pf_l2(struct pf *f, unsigned on, const struct pf_event *ev, struct pf_req *out);
 
-/* A prefetched line arrives at ready (ticks). */
-void pf_pend_set(struct pf *f, uint64_t block, uint64_t ready);
+/* A prefetched line arrives at ready (ticks), into level `into`. */
+void pf_pend_set(struct pf *f, uint64_t block, uint64_t ready, uint8_t into);
+/* Whether one of the last prefetches kept asked for block into `into` or a
+ * level above it: a request the prefetchers' queue drops (project choice:
+ * two prefetchers, or one twice, asking for a line in flight make one
+ * request, as a prefetch queue merges them). */
+int pf_recent(const struct pf *f, uint64_t block, uint8_t into);
 /* The arrival time of a prefetched line, forgotten once asked (0: none kept). */
 uint64_t pf_pend_take(struct pf *f, uint64_t block);
 /* An L2 miss completes at ready; how many of those kept are after now. */
