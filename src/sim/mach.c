@@ -660,7 +660,8 @@ int mach_set_throttle_mode(struct mach *m, unsigned domain, enum mach_thr mode)
  * with per-thread controls, else the class of the core's threads with the
  * largest (CORE_MAX) or smallest (CORE_MIN) delay, as their association
  * registers hold them, busy or idle. */
-static unsigned throttle_class(const struct mach *m, const struct mach_cpu *p, unsigned bc)
+static inline __attribute__((always_inline)) unsigned
+throttle_class(const struct mach *m, const struct mach_cpu *p, unsigned bc)
 {
     unsigned nthr = m->p.topo.threads, mode = m->thr[p->domain];
     if (nthr < 2 || mode == MACH_THR_THREAD)
@@ -1466,6 +1467,7 @@ static __attribute__((noinline)) uint64_t pf_l2_side(struct mach *m, struct mach
 uint64_t mach_pf_l1(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t addr, int hit)
 {
     uint64_t b = addr >> m->line_bits, extra = 0;
+    p->pf_blk = b;
     if (hit) {
         uint64_t ready = pf_used(p, p->l1d, b);
         if (ready > p->now)

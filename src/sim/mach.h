@@ -132,6 +132,7 @@ struct mach_cpu {
     struct pf *pf;                 /* its hardware prefetchers; NULL when the part has none */
     unsigned pf_on;                /* enabled prefetchers (1 << enum pf_kind); 0 without */
     uint64_t ip;                   /* the running instruction's address (trains l1_ip_stride) */
+    uint64_t pf_blk;               /* the line the L1 prefetchers last saw */
     uint64_t conf_lo, conf_len;    /* the running task's TEE region, physical */
     struct mach_tstat *ts;         /* the running task's counters */
 };
@@ -382,13 +383,17 @@ uint64_t mach_ntstore(struct mach *m, struct mach_cpu *p, uint64_t addr);
 int mach_set_prefetch(struct mach *m, unsigned cpu, unsigned on);
 unsigned mach_get_prefetch(const struct mach *m, unsigned cpu);
 /* The L1D side of the prefetchers, for mach_access: trains them on a data
- * access (hit or miss) and issues what they ask; on a hit of a prefetched
- * line, counts it useful and returns what the core still waits for it. */
+ * access (hit or miss) that enters a line other than the last one they saw
+ * (project choice: accesses within one line tell a next-line or stride
+ * prefetcher nothing it acts on, and skipping them keeps the hit path
+ * cheap), and issues what they ask; on a hit of a prefetched line, counts
+ * it useful and returns what the core still waits for it. */
 uint64_t mach_pf_l1(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t addr, int hit);
 
 /* One access by CPU p (kind: HIER_IFETCH/LOAD/STORE/MODIFY); returns its
  * latency in ticks beyond an L1 hit. */
-static inline uint64_t mach_access(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t addr)
+static inline __attribute__((always_inline)) uint64_t
+mach_access(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t addr)
 {
     int code = kind == HIER_IFETCH;
     struct mach_cache *x = code ? p->l1i : p->l1d;
@@ -400,8 +405,8 @@ static inline uint64_t mach_access(struct mach *m, struct mach_cpu *p, unsigned 
     p->ts->ref[lvl]++;
     p->src = (uint8_t)lvl; /* mach_miss overwrites it with the level that served a miss */
     if (cache_ref(&x->c, b, dirty, p->own[conf][code], ~0ull, &v)) {
-        if (__builtin_expect(p->pf_on & PF_L1_ANY, 0) && !code) /* L1 prefetchers */
-            return mach_pf_l1(m, p, kind, addr, 1);
+        if (__builtin_expect(p->pf_on & PF_L1_ANY, 0) && !code && b != p->pf_blk)
+            return mach_pf_l1(m, p, kind, addr, 1); /* L1 prefetchers: a line entered */
         return 0;
     }
     p->ts->miss[lvl]++;

@@ -203,7 +203,11 @@ int pf_init(struct pf *f, const struct pf_cfg *cfg, unsigned line_bits, struct e
     f->cfg = cfg;
     f->line_bits = line_bits;
     for (unsigned k = 0; k < PF_NKIND; k++) {
-        if (!(cfg->present >> k & 1) || !pf_table[k].size)
+        if (!(cfg->present >> k & 1))
+            continue;
+        unsigned l = pf_table[k].level - 1;
+        f->kind[l][f->nkind[l]++] = (uint8_t)k; /* what each level's events train */
+        if (!pf_table[k].size)
             continue;
         f->st[k] = calloc(1, pf_table[k].size);
         if (!f->st[k]) {
@@ -226,11 +230,12 @@ static unsigned train(struct pf *f, unsigned on, unsigned level, const struct pf
                       struct pf_req *out)
 {
     unsigned n = 0;
-    on &= f->cfg->present;
-    for (unsigned k = 0; k < PF_NKIND; k++)
-        if ((on >> k & 1) && pf_table[k].level == level)
+    for (unsigned i = 0; i < f->nkind[level - 1]; i++) {
+        unsigned k = f->kind[level - 1][i];
+        if (on >> k & 1)
             n += pf_table[k].train(f->st[k], &f->cfg->k[k], f->line_bits, ev, out + n,
                                    PF_MAX_OUT - n);
+    }
     return n;
 }
 
