@@ -163,6 +163,73 @@ static void test_request_depends_on_inflight(void **state)
         fail_msg("stream keeps %.3f and chase %.3f at delay 80: no difference", fs, fc);
 }
 
+/* Two cores at once, both in class 1: CPU 0 streams, CPU 1 chases
+ * pointers; bytes per cycle each reads over 200k cycles at `delay`, run in
+ * 1000-cycle quanta side by side. */
+static void run_pair(unsigned delay, double *stream, double *chase)
+{
+    struct wl *w[2];
+    static struct core_task t[2];
+    struct err e = {0};
+    for (unsigned c = 0; c < 2; c++) {
+        struct wl_params wp;
+        wl_params_default(&wp);
+        wp.pattern = c ? WL_CHASE : WL_SEQ;
+        wp.wss = 64ull << 20;
+        wp.access = 64;
+        wp.mem_ratio = 1;
+        wp.write_ratio = 0;
+        wp.branch_ratio = 0;
+        wp.code = 256;
+        assert_int_equal(wl_synth_new(&wp, 1 + c, &w[c], &e), 0);
+        core_task_init(&t[c], w[c], mach_phys_base(0, c));
+        mach_set_assoc(&M, c, (int)c, 1, c);
+    }
+    uint64_t base = M.cpu[0].now > M.cpu[1].now ? M.cpu[0].now : M.cpu[1].now;
+    M.cpu[0].now = M.cpu[1].now = base;
+    struct bw_class_set s;
+    bw_class_reset(BW_DELAY, &s);
+    s.delay_pct = delay;
+    assert_int_equal(mach_set_bw(&M, 0, 1, &s), 0);
+    uint64_t b0[2] = {0, 0}, t0 = base + 20000 * MACH_TICK;
+    for (uint64_t q = base + 1000 * MACH_TICK; q <= base + 220000 * MACH_TICK;
+         q += 1000 * MACH_TICK)
+        for (unsigned c = 0; c < 2; c++) {
+            assert_int_equal(core_run(&M, &M.cpu[c], &t[c], q, &e), 0);
+            if (q == t0)
+                b0[c] = M.ts[c].rd_bytes;
+        }
+    double span = 200000;
+    *stream = (double)(M.ts[0].rd_bytes - b0[0]) / span;
+    *chase = (double)(M.ts[1].rd_bytes - b0[1]) / span;
+    for (unsigned c = 0; c < 2; c++)
+        wl_free(w[c]);
+}
+
+/* At one throttle value, at once: the request model throttles the chase
+ * (one request in flight) to L / (L + D) and the stream to its
+ * calibration, 60% at delay 80; the link model leaves a chase that never
+ * fills its link untouched, and cuts the stream to 20% of the link. */
+static void test_two_cores_one_setting(void **state)
+{
+    (void)state;
+    double s0, c0, s80, c80;
+    build("request", calib);
+    run_pair(0, &s0, &c0);
+    run_pair(80, &s80, &c80);
+    double l = 64 / c0, fc = c80 / c0, fs = s80 / s0;
+    if (fs < 0.55 || fs > 0.65 || fc < l / (l + 140) - 0.03 || fc > l / (l + 140) + 0.03)
+        fail_msg("request model, delay 80: stream keeps %.3f, chase %.3f (expected 0.60 and %.3f)",
+                 fs, fc, l / (l + 140));
+    mach_free(&M);
+    build("link", "");
+    run_pair(0, &s0, &c0);
+    run_pair(80, &s80, &c80);
+    if (c80 / c0 < 0.97 || s80 < 1.15 || s80 > 1.25)
+        fail_msg("link model, delay 80: chase keeps %.3f, stream reads %.3f bytes/cycle", c80 / c0,
+                 s80);
+}
+
 /* Profile errors name the key. */
 static void bad_profile(const char *model, const char *extra, const char *msg)
 {
@@ -195,6 +262,7 @@ int main(void)
         cmocka_unit_test_teardown(test_request_stream_calibration, teardown),
         cmocka_unit_test_teardown(test_link_model_kept, teardown),
         cmocka_unit_test_teardown(test_request_depends_on_inflight, teardown),
+        cmocka_unit_test_teardown(test_two_cores_one_setting, teardown),
         cmocka_unit_test(test_profile_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
