@@ -1375,8 +1375,11 @@ static uint64_t pf_below(struct mach *m, struct mach_cpu *p, uint64_t block, uns
         lat = bw_admit(&m->bw[p->domain], bc, 0, now + lat, m->line) - now;
     else if (bk == BW_SHARE && node < m->nbw)
         lat = bw_admit(&m->bw[node], bc, 0, now + lat, m->line) - now;
-    if (m->sbw && m->node_slow[node])
+    if (m->sbw && m->node_slow[node]) {
+        uint64_t held = p->held; /* a prefetch's wait holds no instruction */
         lat = slow_admit(m, p, now, lat);
+        p->held = held;
+    }
     lat += mem_read(&m->mem, p->node, node, block, now + lat);
     mem_read_count(m, p, node, own);
     p->ts->pf_bytes += m->line;
