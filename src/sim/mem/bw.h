@@ -44,13 +44,14 @@ struct bw_cfg {
     unsigned nthr;    /* delay: throttles per link, one per thread (0 or 1: one); a port is
                          link * nthr + throttle */
     double link_rate; /* delay: bytes per tick of an unthrottled link */
+    uint64_t window;  /* rate, share: accounting window in ticks (>= 1) */
+    double capacity;  /* share: bytes per tick the controller carries */
+    unsigned nblks;   /* share: blocks the capacity is divided into */
+
     /* delay, request model (BW_DELAY_REQ_STEPS entries, or NULL for the link model): ticks
        each request waits at its throttle for a delay_pct of i, added to its latency; the link
        then carries every request at link_rate (bw_delay.c) */
     const double *req_delay;
-    uint64_t window; /* rate, share: accounting window in ticks (>= 1) */
-    double capacity; /* share: bytes per tick the controller carries */
-    unsigned nblks;  /* share: blocks the capacity is divided into */
 };
 
 /* A class's setting; the reset setting limits nothing (delay 0, rate

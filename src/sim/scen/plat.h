@@ -142,13 +142,15 @@ struct plat_bw {
     int min_max;          /* delay, Intel: IA32_MBA_CFG selects whether a core takes the
                              largest or smallest of its threads' delays */
     double window;        /* rate, share: accounting window, seconds */
+    unsigned nblks;       /* share: NBWBLKS */
+    unsigned mrbwb;       /* share: MRBWB, the most blocks that may be reserved */
+
     /* delay: how a throttle acts (qos.bandwidth.model): 0 the link model (a throttled
        class's link rate falls with the delay), 1 the request model (each request leaving
-       L2 waits req_delay[delay_pct] cycles more; bw_delay.c) */
+       L2 waits req_delay[delay_pct] cycles more; bw_delay.c); the cycles per delay value
+       0..99 */
     int req_model;
-    double req_delay[BW_DELAY_REQ_STEPS]; /* request model: cycles per delay value 0..99 */
-    unsigned nblks;                       /* share: NBWBLKS */
-    unsigned mrbwb;                       /* share: MRBWB, the most blocks that may be reserved */
+    double req_delay[BW_DELAY_REQ_STEPS];
 };
 
 /* A CBQRI controller's place and size. */

@@ -24,16 +24,18 @@ struct run_row {
     double rd_bw, wr_bw;         /* bytes per second */
     /* What software reads from the monitoring registers for the task's
      * monitoring ID, when a driver monitors (run_hooks.mon): */
-    int mon;                              /* these fields are filled */
-    unsigned mon_id;                      /* the RMID */
-    uint64_t mon_occ_bytes;               /* occupancy at t1 (phase rows: mean) */
-    uint64_t mon_rd_bytes;                /* total-bandwidth event bytes in [t0, t1) */
-    uint64_t mon_local_bytes;             /* local-bandwidth event bytes */
-    double mon_rd_bw, mon_local_bw;       /* bytes per second */
-    unsigned mon_unavail;                 /* reads that found no data (U) in the row's time */
-    unsigned mon_unassigned;              /* AMD ABMC: bit 0 total, bit 1 local had no counter */
-    uint64_t traffic[MACH_NTRAFFIC];      /* memory traffic by class (BMEC's types): ground truth */
-    uint64_t pf_req, pf_useful, pf_bytes; /* hardware prefetches (mach_tstat's): ground truth */
+    int mon;                         /* these fields are filled */
+    unsigned mon_id;                 /* the RMID */
+    uint64_t mon_occ_bytes;          /* occupancy at t1 (phase rows: mean) */
+    uint64_t mon_rd_bytes;           /* total-bandwidth event bytes in [t0, t1) */
+    uint64_t mon_local_bytes;        /* local-bandwidth event bytes */
+    double mon_rd_bw, mon_local_bw;  /* bytes per second */
+    unsigned mon_unavail;            /* reads that found no data (U) in the row's time */
+    unsigned mon_unassigned;         /* AMD ABMC: bit 0 total, bit 1 local had no counter */
+    uint64_t traffic[MACH_NTRAFFIC]; /* memory traffic by class (BMEC's types): ground truth */
+
+    /* Hardware prefetches on the task's behalf (mach_tstat's): ground truth. */
+    uint64_t pf_req, pf_useful, pf_bytes;
 };
 
 /* An I/O agent's figures for an interval or a phase, as run_row's for a
