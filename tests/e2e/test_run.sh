@@ -520,3 +520,12 @@ has "unknown prefetcher: file, line and key" "$TMP/err" "pfbad.yaml:13: phases\[
 sed "s|platform: .*|platform: $TMP/tiny.yaml|" "$TMP/pfs.yaml" >"$TMP/pfnone.yaml"
 expect "prefetch on a platform without: exit 2" 2 "$QOSIM" run "$TMP/pfnone.yaml"
 has "prefetch on a platform without: says so" "$TMP/err" "pfnone.yaml:12: phases\[1\]\.prefetch\[0\]: platform tiny has no hardware prefetchers"
+# Beside a qos section the phase's setting also goes through the driver, as
+# a write of MSR 0x1A4 (drv/pfctl.c): the run is the same either way.
+sed "s|^platform: intel-xeon|platform: $EX/regs/xeon-prefetch.yaml|; s|^duration: 30ms|duration: 3ms|; s|^settle: 4ms|settle: 100us|; s|at: 10ms|at: 1ms|; s|at: 20ms|at: 2ms|" \
+    "$EX/rdt-noisy-neighbour.yaml" >"$TMP/pfqos.yaml"
+printf '  - name: nopf\n    at: 2500us\n    prefetch:\n      - {task: victim, on: false}\n' >>"$TMP/pfqos.yaml"
+expect "prefetch phase beside a qos section runs" 0 "$QOSIM" run "$TMP/pfqos.yaml" --json "$TMP/pf.json"
+v_on=$(pfv limited victim requests) v_off=$(pfv nopf victim requests)
+if [ "$v_on" -gt 0 ] && [ "$v_off" -eq 0 ]; then ok "qos run: victim's prefetchers off in nopf ($v_on -> $v_off)"; else
+    notok "qos run: victim's prefetchers off in nopf ($v_on -> $v_off)"; fi

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "drv/pfctl.h"
 #include "hw/x86_pf.h"
 
 #define X86_FIXTURE_NTASK 2
@@ -140,6 +141,34 @@ static void test_partial(void **state)
     assert_int_equal(mach_get_prefetch(&M, 1), 0);
 }
 
+/* The driver's write (drv/pfctl.c): the kinds left on become the vendor's
+ * disable bits, and the machine follows. */
+static void test_driver(void **state)
+{
+    (void)state;
+    struct hw_x86_if r;
+    struct err e = {0};
+    boot_vendor("intel", all4);
+    x86_regif(&X, &r);
+    unsigned on = 1u << PF_L2_ADJ | 1u << PF_L1_IP;
+    assert_int_equal(pfctl_set(&r, 0, 3, on, &e), 0);
+    assert_int_equal(rd(2, X86_MISC_FEATURE_CONTROL), 0x5);
+    assert_int_equal(mach_get_prefetch(&M, 2), on);
+    boot_vendor("amd", all4);
+    x86_regif(&X, &r);
+    assert_int_equal(pfctl_set(&r, 1, 0, 0, &e), 0);
+    assert_int_equal(rd(1, X86_AMD_PREFETCH_CONTROL), 0x2B); /* L1Region left on */
+    assert_int_equal(mach_get_prefetch(&M, 1), 0);
+    assert_int_equal(pfctl_set(&r, 1, 0, on, &e), 0);
+    assert_int_equal(rd(0, X86_AMD_PREFETCH_CONTROL), 0x9); /* L2Stream, L1Stream */
+    assert_int_equal(mach_get_prefetch(&M, 0), on);
+    /* A part without the register: the driver reports the #GP. */
+    boot_vendor("intel", "");
+    x86_regif(&X, &r);
+    assert_int_not_equal(pfctl_set(&r, 0, 0, 0, &e), 0);
+    assert_non_null(strstr(e.msg, "0x1a4"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -147,6 +176,7 @@ int main(void)
         cmocka_unit_test_teardown(test_amd, teardown),
         cmocka_unit_test_teardown(test_absent, teardown),
         cmocka_unit_test_teardown(test_partial, teardown),
+        cmocka_unit_test_teardown(test_driver, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
