@@ -105,6 +105,13 @@ static void json_row(struct json *j, const struct scen *s, const struct run_row 
             json_u64(j, rdt_bw_type_name[k], r->traffic[k]);
         json_obj_end(j);
     }
+    if (s->plat.core.pf.present) { /* hardware prefetches on the task's behalf */
+        json_obj_begin(j, "prefetch");
+        json_u64(j, "requests", r->pf_req);
+        json_u64(j, "useful", r->pf_useful);
+        json_u64(j, "mem_read_bytes", r->pf_bytes);
+        json_obj_end(j);
+    }
     if (r->mon) { /* what software read from the monitoring registers */
         json_obj_begin(j, "monitor");
         json_u64(j, s->plat.vendor == PLAT_RISCV ? "mcid" : "rmid", r->mon_id);

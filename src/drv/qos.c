@@ -55,6 +55,12 @@ static int phase_hook(void *ctx, struct run *r, const struct scen_phase *ph, str
             if (sq->monitor == SCEN_MON_GROUP)
                 t->tag = q->rmid[x->q.grp < sq->ngrp ? x->q.grp : sq->ngrp];
             sched_reload(&r->sch, x->task);
+        } else if (x->kind == SCEN_PF && q->ops->prefetch) {
+            /* The machine has it already (run_apply); the register learns
+             * it as software writes it, so both agree. */
+            int rc = q->ops->prefetch(q, r->s->task[x->task].cpu, x->pf_on, e);
+            if (rc)
+                return rc;
         }
     }
     return q->failed ? err_set(e, q->fail.code, "context switch: %s", q->fail.msg) : 0;

@@ -32,6 +32,9 @@ struct qos_ops {
     /* A task's counters, read through the driver, into v (and q->v[task]). */
     int (*mon)(struct qos *q, unsigned task, struct run_mon_val *v, struct err *e);
     void (*free)(struct qos *q); /* the architecture's own state */
+    /* A phase's prefetch setting through the registers (NULL: the
+     * architecture has no prefetcher control; the machine's is set directly). */
+    int (*prefetch)(struct qos *q, unsigned cpu, unsigned on, struct err *e);
 };
 
 struct qos {

@@ -2,6 +2,8 @@
  * struct hw_x86_if, COS and RMID in PQR_ASSOC (SDM 17.19.2 usage flow). */
 #include "qos.h"
 
+#include "pfctl.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,7 +199,14 @@ static void drop(struct qos *q)
     free(q->cmbm);
 }
 
-static const struct qos_ops rdt_ops = {.apply = apply, .sw = sw, .mon = mon, .free = drop};
+/* The core's prefetcher control MSR (drv/pfctl.c). */
+static int prefetch(struct qos *q, unsigned cpu, unsigned on, struct err *e)
+{
+    return pfctl_set(&q->d.r, q->d.caps.amd, cpu, on, e);
+}
+
+static const struct qos_ops rdt_ops = {
+    .apply = apply, .sw = sw, .mon = mon, .free = drop, .prefetch = prefetch};
 
 /* How soon an MBM counter can wrap, at the platform's peak memory bandwidth
  * (Linux polls MBM once a second for the same reason, its counters being

@@ -1,4 +1,5 @@
 #include "x86.h"
+#include "x86_pf.h"
 
 #include "util/bits.h"
 
@@ -48,7 +49,7 @@ static uint64_t abmc_read(const struct x86 *x, unsigned d, unsigned evt, unsigne
 
 /* ---- registers as data ---- */
 
-enum x86_scope { SC_THREAD, SC_L3, SC_L2, SC_QOS_DOMAIN, SC_PACKAGE };
+enum x86_scope { SC_THREAD, SC_CORE, SC_L3, SC_L2, SC_QOS_DOMAIN, SC_PACKAGE };
 
 struct x86_reg {
     const char *name;
@@ -70,6 +71,8 @@ static unsigned inst(const struct x86 *x, enum x86_scope s, unsigned cpu)
     switch (s) {
     case SC_THREAD:
         return cpu;
+    case SC_CORE: /* threads of a core are adjacent CPUs */
+        return cpu / x->p->topo.threads;
     case SC_L3:
         return x->m->cpu[cpu].domain;
     case SC_L2:
@@ -846,6 +849,16 @@ static enum hw_fault smba_write(struct x86 *x, const struct x86_reg *r, unsigned
     return HW_OK;
 }
 
+static unsigned intel_pf_count(const struct x86 *x, const struct x86_reg *r)
+{
+    return x->amd ? 0 : x86_pf_count(x, r);
+}
+
+static unsigned amd_pf_count(const struct x86 *x, const struct x86_reg *r)
+{
+    return x->amd ? x86_pf_count(x, r) : 0;
+}
+
 static const struct x86_reg x86_regs[] = {
     {"IA32_L3_QOS_CFG", X86_L3_QOS_CFG, SC_L3, PLAT_L3, "SDM 17.19.3; registers.md 1", cfg_count,
      cfg_read, cfg_write},
@@ -877,6 +890,12 @@ static const struct x86_reg x86_regs[] = {
      abmc_msr_count, abmc_cfg_read, abmc_cfg_write},
     {"L3_QOS_ABMC_DSC", X86_AMD_ABMC_DSC, SC_THREAD, PLAT_L3, "APM vol. 2 19.3.3.3 (ABMC)",
      abmc_msr_count, abmc_dsc_read, read_only},
+    /* Prefetcher control (x86_pf.h): the vendor's one where the part has prefetchers. */
+    {"MSR_MISC_FEATURE_CONTROL", X86_MISC_FEATURE_CONTROL, SC_CORE, PLAT_L2,
+     "Intel, Disclosure of H/W prefetcher control (2014)", intel_pf_count, x86_pf_read,
+     x86_pf_write},
+    {"PrefetchControl", X86_AMD_PREFETCH_CONTROL, SC_CORE, PLAT_L2,
+     "AMD PPR family 19h, MSRC000_0108", amd_pf_count, x86_pf_read, x86_pf_write},
 };
 
 static const struct x86_reg *find(const struct x86 *x, uint32_t msr, unsigned *n)
@@ -1528,6 +1547,7 @@ void x86_reset(struct x86 *x)
             x->tracked[(size_t)x->m->cpu[c].domain * x->nrmid] = x->seq;
     }
     amd_reset(x);
+    x86_pf_reset(x); /* every prefetcher on */
     lwp_reset(&x->lwp);
 }
 
@@ -1580,7 +1600,7 @@ int x86_init(struct x86 *x, struct mach *m, struct err *e)
     if (!bad)
         bad = !(x->l3_of = calloc(m->ncpu, sizeof *x->l3_of)) ||
               !(x->l2_of = calloc(m->ncpu, sizeof *x->l2_of)) ||
-              !(x->mba_cfg = calloc(x->topo.sockets, sizeof *x->mba_cfg));
+              !(x->mba_cfg = calloc(x->topo.sockets, sizeof *x->mba_cfg)) || x86_pf_init(x);
     for (unsigned c = 0; !bad && c < m->ncpu; c++) {
         x->l3_of[c] = m->cpu[c].domain;
         x->l2_of[c] = m->cpu[c].l2->inst;
@@ -1621,6 +1641,7 @@ void x86_free(struct x86 *x)
     free(x->l3_of);
     free(x->l2_of);
     free(x->mba_cfg);
+    free(x->pf_ctl);
     lwp_free(&x->lwp);
     memset(x, 0, sizeof *x);
 }

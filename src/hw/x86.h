@@ -114,6 +114,7 @@ struct x86 {
     uint64_t *abmc_cfg;    /* [ncpu] L3_QOS_ABMC_CFG, each CPU's copy */
     struct x86_abmc *abmc; /* [ndomains * p->mon.abmc] */
     struct lwp lwp;        /* the LWP unit (absent unless the profile has qos.lwp) */
+    uint64_t *pf_ctl;      /* [cores] prefetcher control MSR of each core (x86_pf.c) */
 };
 
 int x86_init(struct x86 *x, struct mach *m, struct err *e);

@@ -107,6 +107,13 @@ static int bw_setup(struct mach *m, struct err *e)
         cfg.nport = m->p.topo.modules * m->p.topo.cores * cfg.nthr;
         cfg.link_rate = m->p.core.link / MACH_TICK;
     }
+    /* ---- MBA request model (bw_delay.c): the profile's cycles as ticks ---- */
+    double req[BW_DELAY_REQ_STEPS];
+    if (b->kind == BW_DELAY && b->req_model) {
+        for (unsigned i = 0; i < BW_DELAY_REQ_STEPS; i++)
+            req[i] = b->req_delay[i] * MACH_TICK;
+        cfg.req_delay = req;
+    }
     cfg.capacity = m->p.mem.peak / m->ticks_per_sec;
     cfg.nblks = b->nblks;
     m->nbw = b->kind == BW_SHARE ? m->p.nnodes : m->p.ndomains;
@@ -199,6 +206,8 @@ static inline int tr_local(unsigned tr)
 {
     return tr == MACH_TR_RD_LOCAL || tr == MACH_TR_SLOW_LOCAL;
 }
+
+static int pf_setup(struct mach *m, struct err *e);
 
 int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *e)
 {
@@ -303,6 +312,8 @@ int mach_init(struct mach *m, const struct plat *p, unsigned ntask, struct err *
         rc = io_setup(m, e);
     if (!rc)
         rc = sbw_setup(m, e);
+    if (!rc)
+        rc = pf_setup(m, e); /* hardware prefetchers */
     if (rc)
         mach_free(m);
     return rc;
@@ -334,6 +345,11 @@ void mach_free(struct mach *m)
         bw_free(&m->sbw[i]);
     free(m->sbw);
     mem_free(&m->mem);
+    for (unsigned c = 0; m->cpu && c < m->ncpu; c++) /* hardware prefetchers */
+        if (m->cpu[c].pf) {
+            pf_free(m->cpu[c].pf);
+            free(m->cpu[c].pf);
+        }
     free(m->cpu);
     free(m->bw_map);
     free(m->thr);
@@ -644,7 +660,8 @@ int mach_set_throttle_mode(struct mach *m, unsigned domain, enum mach_thr mode)
  * with per-thread controls, else the class of the core's threads with the
  * largest (CORE_MAX) or smallest (CORE_MIN) delay, as their association
  * registers hold them, busy or idle. */
-static unsigned throttle_class(const struct mach *m, const struct mach_cpu *p, unsigned bc)
+static inline __attribute__((always_inline)) unsigned
+throttle_class(const struct mach *m, const struct mach_cpu *p, unsigned bc)
 {
     unsigned nthr = m->p.topo.threads, mode = m->thr[p->domain];
     if (nthr < 2 || mode == MACH_THR_THREAD)
@@ -1005,7 +1022,8 @@ static uint64_t slow_admit(struct mach *m, struct mach_cpu *p, uint64_t now, uin
     return t;
 }
 
-uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block, unsigned conf)
+static inline uint64_t miss_path(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block,
+                                 unsigned conf)
 {
     unsigned t = kind == HIER_IFETCH ? MACH_CODE : MACH_DATA;
     uint16_t own = p->own[conf][t];
@@ -1054,6 +1072,17 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
     int prio = bk == BW_SHARE && node < m->nbw && bw_in_resv(&m->bw[node]);
     lat += mem_read_prio(&m->mem, p->node, node, block, now + lat, prio);
     mem_read_count(m, p, node, own);
+    return lat;
+}
+
+static uint64_t pf_l2_side(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block,
+                           unsigned conf, uint64_t lat);
+
+uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block, unsigned conf)
+{
+    uint64_t lat = miss_path(m, p, kind, block, conf);
+    if (__builtin_expect(p->pf_on != 0, 0)) /* hardware prefetchers: below */
+        lat = pf_l2_side(m, p, kind, block, conf, lat);
     return lat;
 }
 
@@ -1231,4 +1260,234 @@ enum mach_dma mach_dma_read(struct mach *m, struct mach_cpu *p, uint64_t addr)
     mem_read(&m->mem, p->node, node, block, p->now);
     mem_read_count(m, p, node, own);
     return MACH_DMA_MEM;
+}
+
+/* ---- prefetch requests (sim/cache/pf.h decides what; this issues it) ----
+ *
+ * A prefetch is a request like any other (docs/mechanisms.md): it carries the
+ * requesting CPU's class and tag (the owner its lines get, so occupancy and
+ * byte counters count it), fills under the class's L2 and L3 masks, passes
+ * the L2-egress delay (Intel MBA) and the memory-side limiters, and is
+ * counted in the running task's ground truth (pf_req, pf_bytes, and
+ * rd_bytes with its memory reads). It differs from a demand request in what
+ * it does not do: it is not a reference or a miss of any level, does not
+ * stall the core, does not promote a line it finds (a prefetch that finds
+ * its line is dropped), and marks the line it fills at its target level
+ * (CACHE_F_PF) so that the first demand access to it counts as useful. Its
+ * arrival time is kept (pf.h's pending lines): a demand that finds the line
+ * before then waits for the rest, so a delayed prefetch is a late one. */
+
+static int pf_setup(struct mach *m, struct err *e)
+{
+    const struct pf_cfg *cfg = &m->p.core.pf;
+    if (!cfg->present)
+        return 0;
+    for (unsigned c = 0; c < m->ncpu; c++) {
+        struct mach_cpu *p = &m->cpu[c];
+        p->pf = malloc(sizeof *p->pf);
+        if (!p->pf)
+            return err_set(e, -QOSIM_ENOMEM, "cannot allocate prefetchers");
+        int rc = pf_init(p->pf, cfg, m->line_bits, e);
+        if (rc) {
+            free(p->pf);
+            p->pf = NULL;
+            return rc;
+        }
+        p->pf_on = cfg->present;
+    }
+    return 0;
+}
+
+int mach_set_prefetch(struct mach *m, unsigned cpu, unsigned on)
+{
+    if (cpu >= m->ncpu)
+        return -QOSIM_EINVAL;
+    m->cpu[cpu].pf_on = on & m->p.core.pf.present;
+    return 0;
+}
+
+unsigned mach_get_prefetch(const struct mach *m, unsigned cpu)
+{
+    return cpu < m->ncpu ? m->cpu[cpu].pf_on : 0;
+}
+
+/* Fills block, absent from x, as a prefetch of owner own would: under mask,
+ * with flags; occupancy and evictions as for any fill. */
+static void pf_fill(struct mach *m, struct mach_cpu *p, struct mach_cache *x, uint64_t block,
+                    uint64_t mask, uint16_t own, unsigned flags)
+{
+    struct cache_victim v;
+    if (x->cu) {
+        /* Capacity-unit limits apply to prefetches as to any fill; the
+         * line is not marked (project choice: a rare combination). */
+        uint64_t miss = p->ts->miss[x->level];
+        level_ref_cu(m, p, x, block, mask, own);
+        p->ts->miss[x->level] = miss;
+        return;
+    }
+    if (!(mask & x->c.all_ways))
+        return; /* the class may not allocate here */
+    cache_insert(&x->c, block, flags, own, mask, &v);
+    if (x->acct)
+        occ_move(m, x, own, block, 1);
+    if (v.valid)
+        mach_left(m, p, x, &v);
+}
+
+static uint64_t pf_used(struct mach_cpu *p, struct mach_cache *x, uint64_t block);
+
+/* A prefetch request found its line at level x: a line another prefetch
+ * brought there has served (project choice: it is useful, as the data it
+ * fetched went on towards the core), and the request waits for it if it is
+ * still on its way. Returns the request's latency from p->now. */
+static uint64_t pf_found(struct mach_cpu *p, struct mach_cache *x, uint64_t block, uint64_t lat)
+{
+    uint64_t ready = pf_used(p, x, block);
+    return ready > p->now + lat ? ready - p->now : lat;
+}
+
+/* A prefetch that missed L2, from L2's egress on: the L2-egress delay as
+ * mach_miss applies it, then L3 (filled, marked when it is the target) and
+ * memory. Returns its latency from p->now. */
+static uint64_t pf_below(struct mach *m, struct mach_cpu *p, uint64_t block, unsigned conf,
+                         unsigned t, uint16_t own, int into_l3)
+{
+    uint64_t now = p->now, lat = p->l2->lat, wait = 0;
+    enum bw_kind bk = m->p.bw.kind;
+    unsigned bc = p->cls < m->p.bw.classes ? p->cls : 0;
+    if (m->bw_map)
+        bc = m->bw_map[((conf < m->nconf ? conf : 0) * m->p.bw.classes + bc) * 2 + t];
+    if (bk == BW_DELAY) {
+        unsigned nthr = m->p.topo.threads, tp = p->port * nthr;
+        if (m->thr[p->domain] == MACH_THR_THREAD)
+            tp += p->id % nthr;
+        bc = throttle_class(m, p, bc);
+        wait = bw_admit(&m->bw[p->domain], bc, tp, now + lat, m->line) - (now + lat);
+    }
+    if (p->l3) {
+        lat = p->l3->lat + wait;
+        if (cache_find(&p->l3->c, block) >= 0)
+            return pf_found(p, p->l3, block, lat);
+        pf_fill(m, p, p->l3, block, p->m3[conf][t], own, into_l3 ? CACHE_F_PF : 0);
+    } else {
+        lat += wait;
+    }
+    unsigned node = node_of(m, block);
+    if (bk == BW_RATE)
+        lat = bw_admit(&m->bw[p->domain], bc, 0, now + lat, m->line) - now;
+    else if (bk == BW_SHARE && node < m->nbw)
+        lat = bw_admit(&m->bw[node], bc, 0, now + lat, m->line) - now;
+    if (m->sbw && m->node_slow[node]) {
+        uint64_t held = p->held; /* a prefetch's wait holds no instruction */
+        lat = slow_admit(m, p, now, lat);
+        p->held = held;
+    }
+    lat += mem_read(&m->mem, p->node, node, block, now + lat);
+    mem_read_count(m, p, node, own);
+    p->ts->pf_bytes += m->line;
+    return lat;
+}
+
+static void pf_train_l2(struct mach *m, struct mach_cpu *p, uint64_t block, unsigned conf,
+                        unsigned t, int miss);
+
+/* One prefetch of block by p into level `into` (enum pf_into), type t. */
+static void pf_issue(struct mach *m, struct mach_cpu *p, uint64_t block, unsigned conf, unsigned t,
+                     unsigned into)
+{
+    if (into == PF_INTO_L3 && !p->l3)
+        into = PF_INTO_L2;
+    struct mach_cache *x = into == PF_INTO_L1 ? p->l1d : into == PF_INTO_L2 ? p->l2 : p->l3;
+    if (pf_recent(p->pf, block, (uint8_t)into) || cache_find(&x->c, block) >= 0)
+        return; /* asked for already, or there already: dropped */
+    uint16_t own = p->own[conf][t];
+    uint64_t lat = p->l2->lat;
+    int in_l2 = into != PF_INTO_L3 && cache_find(&p->l2->c, block) >= 0;
+    p->ts->pf_req++;
+    if (in_l2)
+        lat = pf_found(p, p->l2, block, lat);
+    else {
+        if (into != PF_INTO_L3)
+            pf_fill(m, p, p->l2, block, p->m2[conf][t], own, into == PF_INTO_L2 ? CACHE_F_PF : 0);
+        lat = pf_below(m, p, block, conf, t, own, into == PF_INTO_L3);
+        pf_flight_add(p->pf, p->now + lat);
+    }
+    if (into == PF_INTO_L1)
+        pf_fill(m, p, p->l1d, block, ~0ull, own, CACHE_F_PF);
+    pf_pend_set(p->pf, block, p->now + lat, (uint8_t)into);
+    /* The L2 streamer watches the L1 prefetchers' requests too (Intel:
+     * "monitored read requests include L1 DCache requests initiated by load
+     * and store operations and by the hardware prefetchers"). */
+    if (into == PF_INTO_L1)
+        pf_train_l2(m, p, block, conf, t, !in_l2);
+}
+
+/* The L2 prefetchers see one L2 lookup and issue what they ask. */
+static void pf_train_l2(struct mach *m, struct mach_cpu *p, uint64_t block, unsigned conf,
+                        unsigned t, int miss)
+{
+    if (!(p->pf_on & (1u << PF_L2_STREAM | 1u << PF_L2_ADJ)))
+        return;
+    struct pf_req out[PF_MAX_OUT];
+    struct pf_event ev = {.block = block, .now = p->now, .miss = (uint8_t)miss};
+    unsigned n = pf_l2(p->pf, p->pf_on, &ev, out);
+    for (unsigned i = 0; i < n; i++)
+        pf_issue(m, p, out[i].block, conf, t, out[i].into);
+}
+
+/* A prefetched line at level x that a demand request just found: counted
+ * useful once; returns when it arrives (0: not kept, or not prefetched). */
+static uint64_t pf_used(struct mach_cpu *p, struct mach_cache *x, uint64_t block)
+{
+    struct cache_line *set = cache_set(&x->c, (uint32_t)block & x->c.set_mask);
+    int i = set[0].tag == block ? 0 : cache_find(&x->c, block); /* LRU: a hit is in front */
+    if (i < 0)
+        return 0;
+    struct cache_line *l = &set[i];
+    if (!(l->flags & CACHE_F_PF))
+        return 0;
+    l->flags &= (uint8_t)~CACHE_F_PF;
+    p->ts->pf_useful++;
+    return pf_pend_take(p->pf, block);
+}
+
+/* After a demand L1 miss (mach_miss): a prefetched line it found in L2 or
+ * L3 is used (a late one costs the rest of its way); an L2 miss is in
+ * flight; the L2 prefetchers train on the lookup. */
+static __attribute__((noinline)) uint64_t pf_l2_side(struct mach *m, struct mach_cpu *p,
+                                                     unsigned kind, uint64_t block, unsigned conf,
+                                                     uint64_t lat)
+{
+    unsigned src = p->src, t = kind == HIER_IFETCH ? MACH_CODE : MACH_DATA;
+    struct mach_cache *x = src == PLAT_L2 ? p->l2 : src == PLAT_L3 ? p->l3 : NULL;
+    uint64_t ready = x ? pf_used(p, x, block) : 0;
+    if (ready > p->now + lat)
+        lat = ready - p->now;
+    if (src != PLAT_L2)
+        pf_flight_add(p->pf, p->now + lat);
+    pf_train_l2(m, p, block, conf, t, src != PLAT_L2);
+    return lat;
+}
+
+uint64_t mach_pf_l1(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t addr, int hit)
+{
+    uint64_t b = addr >> m->line_bits, extra = 0;
+    p->pf_blk = b;
+    if (hit) {
+        uint64_t ready = pf_used(p, p->l1d, b);
+        if (ready > p->now)
+            extra = ready - p->now;
+    }
+    unsigned conf = addr - p->conf_lo < p->conf_len;
+    struct pf_req out[PF_MAX_OUT];
+    struct pf_event ev = {.block = b,
+                          .addr = addr,
+                          .ip = p->ip,
+                          .now = p->now,
+                          .miss = (uint8_t)!hit,
+                          .load = kind != HIER_STORE};
+    unsigned n = pf_l1(p->pf, p->pf_on, &ev, out);
+    for (unsigned i = 0; i < n; i++)
+        pf_issue(m, p, out[i].block, conf, MACH_DATA, out[i].into);
+    return extra;
 }

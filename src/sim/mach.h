@@ -106,6 +106,10 @@ struct mach_tstat {
     uint64_t rd_bytes, wr_bytes;     /* memory reads it caused; writebacks of its lines and
                                         its non-temporal lines */
     uint64_t traffic[MACH_NTRAFFIC]; /* bytes by class, as the domain's counters see them */
+    /* Hardware prefetches on its behalf (sim/cache/pf.h): requests that found their line
+       absent where they fill, prefetched lines a demand access then used (each once), and
+       the memory bytes the requests read (also in rd_bytes). */
+    uint64_t pf_req, pf_useful, pf_bytes;
 };
 
 /* What served a CPU's last access: a cache level (enum plat_level) or the
@@ -125,6 +129,10 @@ struct mach_cpu {
     int task;                      /* running task, -1 when idle */
     uint16_t own[2][2];            /* owner its lines carry, per [C][MACH_DATA/CODE] */
     const uint64_t *m2[2], *m3[2]; /* L2 and L3 masks of its class per C: [data, code] */
+    struct pf *pf;                 /* its hardware prefetchers; NULL when the part has none */
+    unsigned pf_on;                /* enabled prefetchers (1 << enum pf_kind); 0 without */
+    uint64_t ip;                   /* the running instruction's address (trains l1_ip_stride) */
+    uint64_t pf_blk;               /* the line the L1 prefetchers last saw */
     uint64_t conf_lo, conf_len;    /* the running task's TEE region, physical */
     struct mach_tstat *ts;         /* the running task's counters */
 };
@@ -366,9 +374,26 @@ void mach_left(struct mach *m, struct mach_cpu *p, struct mach_cache *x,
  * returns the ticks it waited for its memory channel. */
 uint64_t mach_ntstore(struct mach *m, struct mach_cpu *p, uint64_t addr);
 
+/* ---- hardware prefetchers (sim/cache/pf.h; mach.c, "prefetch requests") ---- */
+
+/* Which prefetchers of CPU cpu run: bit k enables enum pf_kind k, where the
+ * part has it (others are ignored). Reset: all the part has. The machine
+ * keeps it per logical CPU; register models write every thread of a core
+ * where the control is per core. -QOSIM_EINVAL for a bad CPU. */
+int mach_set_prefetch(struct mach *m, unsigned cpu, unsigned on);
+unsigned mach_get_prefetch(const struct mach *m, unsigned cpu);
+/* The L1D side of the prefetchers, for mach_access: trains them on a data
+ * access (hit or miss) that enters a line other than the last one they saw
+ * (project choice: accesses within one line tell a next-line or stride
+ * prefetcher nothing it acts on, and skipping them keeps the hit path
+ * cheap), and issues what they ask; on a hit of a prefetched line, counts
+ * it useful and returns what the core still waits for it. */
+uint64_t mach_pf_l1(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t addr, int hit);
+
 /* One access by CPU p (kind: HIER_IFETCH/LOAD/STORE/MODIFY); returns its
  * latency in ticks beyond an L1 hit. */
-static inline uint64_t mach_access(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t addr)
+static inline __attribute__((always_inline)) uint64_t
+mach_access(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t addr)
 {
     int code = kind == HIER_IFETCH;
     struct mach_cache *x = code ? p->l1i : p->l1d;
@@ -379,12 +404,18 @@ static inline uint64_t mach_access(struct mach *m, struct mach_cpu *p, unsigned 
     struct cache_victim v;
     p->ts->ref[lvl]++;
     p->src = (uint8_t)lvl; /* mach_miss overwrites it with the level that served a miss */
-    if (cache_ref(&x->c, b, dirty, p->own[conf][code], ~0ull, &v))
+    if (cache_ref(&x->c, b, dirty, p->own[conf][code], ~0ull, &v)) {
+        if (__builtin_expect(p->pf_on & PF_L1_ANY, 0) && !code && b != p->pf_blk)
+            return mach_pf_l1(m, p, kind, addr, 1); /* L1 prefetchers: a line entered */
         return 0;
+    }
     p->ts->miss[lvl]++;
     if (v.valid)
         mach_left(m, p, x, &v);
-    return mach_miss(m, p, kind, b, conf);
+    uint64_t lat = mach_miss(m, p, kind, b, conf);
+    if (__builtin_expect(p->pf_on & PF_L1_ANY, 0) && !code) /* L1 prefetchers */
+        mach_pf_l1(m, p, kind, addr, 0);
+    return lat;
 }
 
 #endif

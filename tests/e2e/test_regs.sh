@@ -35,6 +35,7 @@ golden cbqri-split:cbqri-split-draft --platform riscv-soc-draft
 golden cbqri-monitor --scenario "$TOP/examples/regs/cbqri-tasks.yaml"
 golden cbqri-groups --scenario "$TOP/examples/regs/cbqri-groups.yaml"
 golden lwp --scenario "$TOP/examples/regs/lwp-task.yaml"
+golden intel-prefetch --platform "$TOP/examples/regs/xeon-prefetch.yaml"
 
 # Malformed commands: one error line each, the console goes on, exit 1.
 printf 'frob\nrdmsr 0\nrdmsr 32 0xc8f\nwrmsr 0 0xc8f -1\ncpuid\ncpuid 0 0 cpu 99\nrun x\nrdmsr 0 0x1ffffffff\nrdmsr 0 0xc8f\n' >"$TMP/bad.regs"

@@ -15,7 +15,9 @@
 #define CACHE_MAX_ASSOC   256 /* the way index is a byte */
 #define CACHE_MIN_LINE    16  /* cachegrind's minimum: an instruction spans at most two lines */
 
-enum { CACHE_F_DIRTY = 1 };
+/* CACHE_F_PF: filled by a hardware prefetch and not yet used by a demand
+ * request (sim/mach.c counts it useful then). */
+enum { CACHE_F_DIRTY = 1, CACHE_F_PF = 2 };
 
 /* 16 bytes per simulated line, everything included. */
 struct cache_line {

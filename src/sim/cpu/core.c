@@ -151,6 +151,7 @@ static inline __attribute__((always_inline)) int run(struct mach *m, struct mach
             }
             ts->instr++;
             p->now += cpi;
+            p->ip = a; /* what an IP-indexed prefetcher (mach_pf_l1) keys on */
             if ((a >> lb) != t->last_iblock) {
                 t->last_iblock = a >> lb;
                 p->now += mach_access(m, p, HIER_IFETCH, a);

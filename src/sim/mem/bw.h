@@ -7,6 +7,10 @@
  *          bandwidth falls monotonically as the delay grows. A link may
  *          have several throttles (one per thread, nthr): each paces its
  *          own transfers, and the link carries them all at link_rate.
+ *          Request model (cfg.req_delay set): a throttle adds a fixed
+ *          delay to every request instead of pacing it, so the bandwidth
+ *          a core gets depends on how many requests it keeps in flight
+ *          (Intel MBA as documented; bw_delay.c).
  *   rate   AMD L3BE style: an absolute cap in bytes per tick, enforced over
  *          accounting windows of `window` ticks: a class that used its
  *          window's budget waits for the next window.
@@ -33,6 +37,7 @@
 #include <stdint.h>
 
 enum bw_kind { BW_NONE, BW_DELAY, BW_RATE, BW_SHARE, BW_NKIND };
+#define BW_DELAY_REQ_STEPS 100 /* delay_pct 0..99 */
 extern const char *const bw_kind_name[BW_NKIND];
 
 struct bw_cfg {
@@ -45,6 +50,11 @@ struct bw_cfg {
     uint64_t window;  /* rate, share: accounting window in ticks (>= 1) */
     double capacity;  /* share: bytes per tick the controller carries */
     unsigned nblks;   /* share: blocks the capacity is divided into */
+
+    /* delay, request model (BW_DELAY_REQ_STEPS entries, or NULL for the link model): ticks
+       each request waits at its throttle for a delay_pct of i, added to its latency; the link
+       then carries every request at link_rate (bw_delay.c) */
+    const double *req_delay;
 };
 
 /* A class's setting; the reset setting limits nothing (delay 0, rate

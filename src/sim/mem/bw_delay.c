@@ -9,7 +9,25 @@
  * bytes / (link_rate * (100 - delay_pct[c]) / 100) ticks. The start is returned rounded up to a
  * whole tick while the timelines keep the fraction, so a saturated throttle carries exactly the
  * throttled rate in the long run, and a link never more than link_rate. A `now` behind a timeline
- * (a core that runs behind another) just waits for it; timelines never move back. */
+ * (a core that runs behind another) just waits for it; timelines never move back.
+ *
+ * The request model (cfg.req_delay set) is MBA where Intel documents it: "a
+ * programmable bandwidth controller between each core and the shared
+ * high-speed interconnect" that inserts a delay into the requests a core
+ * sends past its L2 (Herdrich, Cornu, Abbasi, "Introduction to Memory
+ * Bandwidth Allocation", Intel, 2019; SDM vol. 3B 17.19.7, "the delay
+ * value ... is a hint" and only approximately proportional). Each request
+ * books the link at its full rate, as in the link model, and then waits
+ * req_delay[delay_pct] ticks more: the delay is latency, not occupancy, so
+ * a core with N requests in flight gets about N lines per (latency +
+ * delay), and the bandwidth a throttle value leaves depends on N, as Linux's
+ * resctrl documentation warns ("the same b/w percentage may mean different
+ * actual b/w depending on # of threads", Documentation/x86/resctrl.rst,
+ * "Memory bandwidth Allocation and monitoring"). The delay per throttle
+ * value is a per-part calibration (qos.bandwidth.request_delay). Requests
+ * of one throttle overlap in the delay (project choice: the controller
+ * delays each request, it does not serialise them; Intel publishes no
+ * queueing discipline). */
 #include "bw_impl.h"
 
 #include <math.h>
@@ -17,6 +35,7 @@
 
 struct delay_state {
     unsigned nthr;
+    double *req;  /* request model: [BW_DELAY_REQ_STEPS] ticks per delay_pct; NULL: link model */
     double *link; /* [nport / nthr] */
     double thr[]; /* [nport] */
 };
@@ -41,9 +60,27 @@ static int delay_init(struct bw *b, struct err *e)
         free(s);
         s = NULL;
     }
+    if (s && c->req_delay && !(s->req = malloc(BW_DELAY_REQ_STEPS * sizeof *s->req))) {
+        free(s->link);
+        free(s);
+        s = NULL;
+    }
     if (!s)
         return err_set(e, -QOSIM_ENOMEM, "bandwidth limiter (delay): cannot allocate %u ports",
                        c->nport);
+    for (unsigned i = 0; c->req_delay && i < BW_DELAY_REQ_STEPS; i++) {
+        if (!(c->req_delay[i] >= 0 && c->req_delay[i] < 1e15)) {
+            free(s->req);
+            free(s->link);
+            free(s);
+            return err_set(e, -QOSIM_EINVAL,
+                           "bandwidth limiter (delay): request delay %u must be a finite number "
+                           "of ticks >= 0",
+                           i);
+        }
+        s->req[i] = c->req_delay[i];
+    }
+    b->cfg.req_delay = NULL; /* the caller's array need not outlive init */
     s->nthr = nthr;
     b->state = s;
     return 0;
@@ -52,8 +89,10 @@ static int delay_init(struct bw *b, struct err *e)
 static void delay_free(struct bw *b)
 {
     struct delay_state *s = b->state;
-    if (s)
+    if (s) {
         free(s->link);
+        free(s->req);
+    }
     free(s);
     b->state = NULL;
 }
@@ -64,6 +103,15 @@ static uint64_t delay_admit(struct bw *b, unsigned cls, unsigned port, uint64_t 
     if (port >= b->cfg.nport)
         return now; /* no such link: nothing to throttle */
     double *link = &s->link[port / s->nthr], *thr = &s->thr[port];
+    if (s->req) {
+        /* Request model: full-rate link, then the throttle's fixed delay. */
+        double on = *link > (double)now ? *link : (double)now;
+        *link = on + (double)bytes / b->cfg.link_rate;
+        double t = ceil(on + s->req[b->set[cls].delay_pct]);
+        if (t >= 18446744073709551615.0)
+            return UINT64_MAX;
+        return (uint64_t)t > now ? (uint64_t)t : now;
+    }
     double rate = b->cfg.link_rate * (double)(100 - b->set[cls].delay_pct) / 100.0;
     /* The link is booked from the request on, not from the throttled
      * start: a throttle's transfers set in the future must not hold the

@@ -125,6 +125,65 @@ static int load_signature(struct plat *p, struct conf *c, struct conf_node *n, s
     return 0;
 }
 
+/* core.prefetch: the hardware prefetchers the part has (sim/cache/pf.h),
+ * each `true` (with its defaults), `false` (absent, as when not named) or a
+ * map of its parameters. Defaults: l2_stream 20 lines ahead at most, 2
+ * requests per lookup (Intel: "can run up to 20 lines ahead", "may issue
+ * two prefetch requests on every L2 lookup"), lines beyond 10 ahead and
+ * while 16 requests are outstanding into L3 only (project choice: Intel
+ * says only "far ahead" and "many outstanding requests"); the L1
+ * prefetchers one line each. No shipped profile names prefetchers yet. */
+static int load_prefetch(struct plat *p, struct conf *c, struct conf_node *core, struct err *e)
+{
+    struct pf_cfg *o = &p->core.pf;
+    memset(o, 0, sizeof *o);
+    for (unsigned k = 0; k < PF_NKIND; k++)
+        o->k[k] = (struct pf_params){
+            .distance = 20, .degree = k == PF_L2_STREAM ? 2 : 1, .l2_distance = 10, .busy = 16};
+    struct conf_node *n = conf_get(core, "prefetch");
+    if (!n)
+        return 0;
+    int rc = conf_expect(c, n, CONF_MAP, e);
+    if (!rc)
+        rc = conf_keys(c, n, e, pf_kind_name[0], pf_kind_name[1], pf_kind_name[2], pf_kind_name[3],
+                       NULL);
+    for (unsigned k = 0; k < PF_NKIND && !rc; k++) {
+        struct conf_node *m = conf_get(n, pf_kind_name[k]);
+        if (!m)
+            continue;
+        if (m->type != CONF_MAP) {
+            int on = 0;
+            rc = conf_bool(c, n, pf_kind_name[k], CONF_REQ, &on, e);
+            o->present |= (unsigned)on << k;
+            continue;
+        }
+        o->present |= 1u << k;
+        struct pf_params *q = &o->k[k];
+        uint64_t dist = q->distance, deg = q->degree, l2d = q->l2_distance, busy = q->busy;
+        if (k == PF_L2_STREAM)
+            rc = conf_keys(c, m, e, "distance", "degree", "l2_distance", "busy", NULL);
+        else if (k == PF_L2_ADJ)
+            rc = conf_keys(c, m, e, NULL);
+        else
+            rc = conf_keys(c, m, e, "degree", NULL);
+        if (!rc && k == PF_L2_STREAM)
+            rc = conf_u64(c, m, "distance", CONF_OPT, 1, 63, &dist, e);
+        if (!rc && k != PF_L2_ADJ)
+            rc = conf_u64(c, m, "degree", CONF_OPT, 1, 8, &deg, e);
+        if (!rc && k == PF_L2_STREAM)
+            rc = conf_u64(c, m, "l2_distance", CONF_OPT, 0, dist, &l2d, e);
+        if (!rc && k == PF_L2_STREAM)
+            rc = conf_u64(c, m, "busy", CONF_OPT, 1, 64, &busy, e);
+        if (!conf_get(m, "l2_distance") && l2d > dist)
+            l2d = dist;
+        *q = (struct pf_params){.distance = (unsigned)dist,
+                                .degree = (unsigned)deg,
+                                .l2_distance = (unsigned)l2d,
+                                .busy = (unsigned)busy};
+    }
+    return rc;
+}
+
 static int load_core(struct plat *p, struct conf *c, struct conf_node *root, struct err *e)
 {
     struct conf_node *n = conf_get(root, "core");
@@ -137,7 +196,7 @@ static int load_core(struct plat *p, struct conf *c, struct conf_node *root, str
     int rc = conf_expect(c, n, CONF_MAP, e);
     if (!rc)
         rc = conf_keys(c, n, e, "frequency", "cpi", "mlp", "link", "family", "model", "stepping",
-                       "xlen", "smstateen", NULL);
+                       "xlen", "smstateen", "prefetch", NULL);
     if (!rc)
         rc = conf_freq(c, n, "frequency", CONF_REQ, 1e6, 100e9, &o->freq, e);
     if (!rc)
@@ -156,6 +215,8 @@ static int load_core(struct plat *p, struct conf *c, struct conf_node *root, str
     if (!rc)
         rc = conf_bool(c, n, "smstateen", CONF_OPT, &o->smstateen, e);
     o->xlen = (unsigned)xlen;
+    if (!rc)
+        rc = load_prefetch(p, c, n, e);
     return rc;
 }
 
@@ -472,6 +533,58 @@ static int load_mon(struct plat *p, struct conf *c, struct conf_node *qos, struc
     return 0;
 }
 
+/* qos.bandwidth.model and request_delay (kind delay): which model of Intel
+ * MBA the limiter is (sim/mem/bw_delay.c). `link` (the default): a
+ * throttled class's link rate falls with the delay. `request`: each request
+ * leaving L2 waits a delay of its own, request_delay's entry for the
+ * throttle value, in cycles, one entry per step (granularity, 2 *
+ * granularity, ... max); a value between steps is interpolated, delay 0 adds
+ * nothing. */
+static const char *const bw_model_names[] = {"link", "request"};
+
+static int load_bw_model(struct plat_bw *o, struct conf *c, struct conf_node *n, unsigned max,
+                         unsigned gran, struct err *e)
+{
+    unsigned model = 0;
+    int rc = conf_enum(c, n, "model", CONF_OPT, bw_model_names, 2, &model, e);
+    struct conf_node *rd = conf_get(n, "request_delay");
+    o->req_model = (int)model;
+    if (rc)
+        return rc;
+    if (!model) {
+        if (rd)
+            return conf_error(c, rd, e, "request_delay needs model: request");
+        return 0;
+    }
+    if (!rd)
+        return conf_error(c, n, e, "model: request needs request_delay (cycles per throttle step)");
+    if ((rc = conf_expect(c, rd, CONF_SEQ, e)))
+        return rc;
+    unsigned steps = max / gran;
+    if (rd->nkids != steps)
+        return conf_error(c, rd, e,
+                          "%u entries for %u throttle steps (%u, %u, ... %u): one per step",
+                          rd->nkids, steps, gran, 2 * gran, max);
+    double at[BW_DELAY_REQ_STEPS] = {0}; /* cycles at step k (k * gran) */
+    for (unsigned k = 0; k < steps; k++) {
+        uint64_t v;
+        if ((rc = conf_node_u64(c, &rd->kids[k], 0, 1000000, &v, e)))
+            return rc;
+        if (k && (double)v < at[k])
+            return conf_error(c, &rd->kids[k], e,
+                              "%llu cycles at %u is less than %g at %u: a larger throttle value "
+                              "delays no less",
+                              (unsigned long long)v, (k + 1) * gran, at[k], k * gran);
+        at[k + 1] = (double)v;
+    }
+    for (unsigned d = 0; d < BW_DELAY_REQ_STEPS; d++) {
+        unsigned k = d / gran;
+        o->req_delay[d] =
+            k >= steps ? at[steps] : at[k] + (at[k + 1] - at[k]) * (double)(d % gran) / gran;
+    }
+    return 0;
+}
+
 static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct err *e)
 {
     struct plat_bw *o = &p->bw;
@@ -486,7 +599,7 @@ static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct
      * known (conf_check_unused), a misspelt one at once. */
     if (!rc)
         rc = conf_keys(c, n, e, "kind", "classes", "max", "granularity", "linear", "min_max",
-                       "per_thread", "window", "blocks", "mrbwb", NULL);
+                       "per_thread", "window", "blocks", "mrbwb", "model", "request_delay", NULL);
     if (!rc)
         rc = conf_enum(c, n, "kind", CONF_REQ, bw_kind_name + 1, BW_NKIND - 1, &kind, e);
     if (!rc)
@@ -518,6 +631,8 @@ static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct
             return conf_error(c, conf_get(n, "max"), e,
                               "%llu is not a multiple of granularity %llu", (unsigned long long)max,
                               (unsigned long long)gran);
+        if (!rc)
+            rc = load_bw_model(o, c, n, (unsigned)max, (unsigned)gran, e);
     } else {
         rc = conf_time(c, n, "window", CONF_OPT, 1e-9, 1e-2, &o->window, e);
         if (!rc && o->kind == BW_RATE)

@@ -12,6 +12,7 @@
 #include "sim/mem/bw.h"
 #include "sim/cache/cache.h"
 #include "sim/cache/hier.h"
+#include "sim/cache/pf.h"
 #include "util/conf.h"
 
 #include <stdint.h>
@@ -75,6 +76,9 @@ struct plat_core {
      * gates srmcfg below M-mode). 64 and no on x86. */
     unsigned xlen;
     int smstateen;
+    /* Hardware prefetchers the part has and their parameters (core.prefetch;
+       none unless the profile names them). */
+    struct pf_cfg pf;
 };
 
 /* The signature a profile's CPUs report when core: names none (profiles.md):
@@ -140,6 +144,13 @@ struct plat_bw {
     double window;        /* rate, share: accounting window, seconds */
     unsigned nblks;       /* share: NBWBLKS */
     unsigned mrbwb;       /* share: MRBWB, the most blocks that may be reserved */
+
+    /* delay: how a throttle acts (qos.bandwidth.model): 0 the link model (a throttled
+       class's link rate falls with the delay), 1 the request model (each request leaving
+       L2 waits req_delay[delay_pct] cycles more; bw_delay.c); the cycles per delay value
+       0..99 */
+    int req_model;
+    double req_delay[BW_DELAY_REQ_STEPS];
 };
 
 /* A CBQRI controller's place and size. */

@@ -210,6 +210,10 @@ int run_apply(struct run *r, const struct scen_phase *ph, struct err *e)
             r->task[x->task].cls = x->new_cls;
             r->task[x->task].tag = x->new_tag;
             sched_reload(&r->sch, x->task);
+        } else if (x->kind == SCEN_PF) { /* every thread of the task's core */
+            unsigned nthr = m->p.topo.threads, core = r->s->task[x->task].cpu / nthr;
+            for (unsigned t = 0; t < nthr && !rc; t++)
+                rc = mach_set_prefetch(m, core * nthr + t, x->pf_on);
         } else if (!r->hooks.phase) /* qos settings are the driver's */
             return err_set(e, -QOSIM_EINVAL, "phase %s: qos settings need a QoS driver", ph->name);
         if (rc)
@@ -263,6 +267,9 @@ static void row_delta(struct run_row *row, const struct mach_tstat *a, const str
     row->wr_bytes = b->wr_bytes - a->wr_bytes;
     for (int k = 0; k < MACH_NTRAFFIC; k++)
         row->traffic[k] = b->traffic[k] - a->traffic[k];
+    row->pf_req = b->pf_req - a->pf_req; /* hardware prefetches */
+    row->pf_useful = b->pf_useful - a->pf_useful;
+    row->pf_bytes = b->pf_bytes - a->pf_bytes;
     double dt = t1 > t0 ? t1 - t0 : 1;
     row->rd_bw = (double)row->rd_bytes / dt;
     row->wr_bw = (double)row->wr_bytes / dt;

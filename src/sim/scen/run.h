@@ -33,6 +33,9 @@ struct run_row {
     unsigned mon_unavail;            /* reads that found no data (U) in the row's time */
     unsigned mon_unassigned;         /* AMD ABMC: bit 0 total, bit 1 local had no counter */
     uint64_t traffic[MACH_NTRAFFIC]; /* memory traffic by class (BMEC's types): ground truth */
+
+    /* Hardware prefetches on the task's behalf (mach_tstat's): ground truth. */
+    uint64_t pf_req, pf_useful, pf_bytes;
 };
 
 /* An I/O agent's figures for an interval or a phase, as run_row's for a

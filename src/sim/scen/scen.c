@@ -518,6 +518,60 @@ static int load_assoc(struct scen *s, struct conf *c, struct conf_node *n, struc
     return rc;
 }
 
+/* A phase's `prefetch:` entry: {task: NAME, on: BOOL or [KIND...]}, the
+ * hardware prefetchers of the task's core from then on: all the part has,
+ * none, or those named (sim/cache/pf.h's names). Applied as the core's
+ * prefetcher control MSR would (MSR 0x1A4 on Intel, C000_0108 on AMD): to
+ * every thread of the core, whatever runs there. Needs a platform with
+ * prefetchers (core.prefetch). */
+static int load_pf_set(struct scen *s, struct conf *c, struct conf_node *n, struct scen_set *o,
+                       struct err *e)
+{
+    const char *name = NULL;
+    int rc = conf_expect(c, n, CONF_MAP, e);
+    if (!rc)
+        rc = conf_keys(c, n, e, "task", "on", NULL);
+    if (!rc)
+        rc = conf_str(c, n, "task", CONF_REQ, &name, e);
+    if (rc)
+        return rc;
+    if (!s->plat.core.pf.present)
+        return conf_error(c, n, e, "platform %s has no hardware prefetchers (core.prefetch)",
+                          s->plat.name);
+    unsigned i = 0;
+    while (i < s->ntask && strcmp(s->task[i].name, name))
+        i++;
+    if (i == s->ntask)
+        return conf_error(c, conf_get(n, "task"), e, "no task called '%s'", name);
+    struct conf_node *on = conf_get(n, "on");
+    unsigned mask = 0;
+    if (!on)
+        return conf_error(c, n, e, "on: missing (true, false or a list of prefetchers)");
+    if (on->type == CONF_SEQ) {
+        for (unsigned k = 0; k < on->nkids; k++) {
+            const struct conf_node *v = &on->kids[k];
+            unsigned j = 0;
+            while (j < PF_NKIND && (v->type != CONF_SCALAR || strcmp(v->val, pf_kind_name[j])))
+                j++;
+            if (j == PF_NKIND)
+                return conf_error(c, v, e,
+                                  "unknown prefetcher (l2_stream, l2_adjacent, l1_next_line, "
+                                  "l1_ip_stride)");
+            if (!(s->plat.core.pf.present >> j & 1))
+                return conf_error(c, v, e, "platform %s has no %s prefetcher", s->plat.name,
+                                  pf_kind_name[j]);
+            mask |= 1u << j;
+        }
+    } else {
+        int all = 0;
+        if ((rc = conf_bool(c, n, "on", CONF_REQ, &all, e)))
+            return rc;
+        mask = all ? s->plat.core.pf.present : 0;
+    }
+    *o = (struct scen_set){.kind = SCEN_PF, .task = i, .pf_on = mask};
+    return 0;
+}
+
 static int load_phase(struct scen *s, struct conf *c, struct conf_node *n, struct scen_phase *ph,
                       struct resv *rv, const struct scen_sect *sect, struct err *e)
 {
@@ -534,6 +588,9 @@ static int load_phase(struct scen *s, struct conf *c, struct conf_node *n, struc
         if (l && !(rc = conf_expect(c, l, CONF_SEQ, e)))
             total += l->nkids;
     }
+    struct conf_node *pfl = conf_get(n, "prefetch"); /* hardware prefetchers */
+    if (!rc && pfl && !(rc = conf_expect(c, pfl, CONF_SEQ, e)))
+        total += pfl->nkids;
     if (rc)
         return rc;
     ph->set = calloc(total ? total : 1, sizeof *ph->set);
@@ -548,6 +605,8 @@ static int load_phase(struct scen *s, struct conf *c, struct conf_node *n, struc
                           : load_assoc(s, c, &l->kids[i], o, e);
         }
     }
+    for (unsigned i = 0; pfl && i < pfl->nkids && !rc; i++)
+        rc = load_pf_set(s, c, &pfl->kids[i], &ph->set[ph->nset++], e);
     if (!rc && qos)
         rc = sect->phase(s, c, qos, ph, e);
     return rc;
@@ -563,7 +622,7 @@ static int load_phases(struct scen *s, struct conf *c, const struct scen_sect *s
     for (unsigned i = 0; i < np && !rc; i++)
         if (!(rc = conf_expect(c, &n->kids[i], CONF_MAP, e)))
             rc = conf_keys(c, &n->kids[i], e, "name", "at", "alloc", "bandwidth", "assoc",
-                           sect ? "qos" : NULL, NULL);
+                           "prefetch", sect ? "qos" : NULL, NULL);
     if (rc)
         return rc;
     /* Without a phase at 0 the run starts in an implicit one with reset settings. */

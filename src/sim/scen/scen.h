@@ -33,8 +33,9 @@ enum scen_set_kind {
     SCEN_MASK, /* straight into the machine's mechanisms */
     SCEN_BW,
     SCEN_ASSOC,
-    SCEN_QOS,     /* a qos group's settings, through the platform's driver */
-    SCEN_QOS_MOVE /* a task into a qos group, through the driver */
+    SCEN_QOS,      /* a qos group's settings, through the platform's driver */
+    SCEN_QOS_MOVE, /* a task into a qos group, through the driver */
+    SCEN_PF        /* the hardware prefetchers of a task's core, as its control MSR sets them */
 };
 
 /* Settings of one group of the `qos:` section (a class of service, as a
@@ -100,6 +101,8 @@ struct scen_set {
     unsigned rbwb, weight;
     /* SCEN_ASSOC, SCEN_QOS_MOVE */
     unsigned task, new_cls, new_tag;
+    /* SCEN_PF (and task): the prefetchers left on, 1 << enum pf_kind */
+    unsigned pf_on;
     /* SCEN_QOS (q.grp is also SCEN_QOS_MOVE's group) */
     struct scen_qos_set q;
 };
