@@ -27,6 +27,7 @@
 
 #include "hw/x86.h"
 #include "hw/x86_console.h"
+#include "hw/x86_pf.h"
 #include "sim/cpu/core.h"
 #include "sim/mach.h"
 #include "sim/wl/wl.h"
@@ -384,11 +385,15 @@ static void on_cpuid(unsigned cpu, uint32_t leaf, uint32_t sub, uint32_t regs[4]
 /* The QoS MSRs: Intel's architectural range from IA32_L3_QOS_CFG to the
  * last MBA throttle, and AMD's QoS range: the bandwidth limits (L3BE
  * 0xC0000200, SMBA 0xC0000280), ABMC and L3_QOS_EXT_CFG (0xC00003FD-FF) and
- * the two BMEC event configurations (0xC0000400-401). Everything else stays
+ * the two BMEC event configurations (0xC0000400-401); and the switches of
+ * the model's prefetchers (Intel MSR_MISC_FEATURE_CONTROL 0x1A4, AMD
+ * PrefetchControl 0xC0000108; hw/x86_pf.h), which are #GP on a profile
+ * without prefetchers, as TCG makes an MSR it lacks. Everything else stays
  * QEMU's. */
 static int model_msr(uint32_t msr)
 {
-    return (msr >= 0xC81 && msr <= 0xDFF) || (msr >= 0xC0000200 && msr <= 0xC0000401);
+    return (msr >= 0xC81 && msr <= 0xDFF) || (msr >= 0xC0000200 && msr <= 0xC0000401) ||
+           msr == X86_MISC_FEATURE_CONTROL || msr == X86_AMD_PREFETCH_CONTROL;
 }
 
 static int to_qemu(enum hw_fault f)
