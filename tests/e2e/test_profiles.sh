@@ -215,7 +215,7 @@ broken L1-inclusive base '13s/latency: 4/latency: 4, inclusion: inclusive/' \
 broken line-sizes base '13s/ways: 8/ways: 8, line: 32/' \
     "13: caches.L1D: line size 32 differs from L1I's 64: every level needs one line size"
 broken bad-policy base '18s/.*/    policy: fifo/' \
-    "18: caches.L2.policy: unknown replacement policy 'fifo' (lru, plru, srrip)"
+    "18: caches.L2.policy: unknown replacement policy 'fifo' (lru, plru, srrip, qlru_H_M_R_U[_umo], adaptive_qlru_H_M_R_U)"
 broken plru-ways base '21s/8M/6M/; 22s/16/12/; 24s/.*/    policy: plru/' \
     "24: caches.L3.policy: tree-PLRU needs a power-of-two associativity of at most 64"
 # caches.L3.io_ways: a CBM of the L3's cbm_len bits, and on the L3 only.

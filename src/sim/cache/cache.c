@@ -136,10 +136,17 @@ int cache_find(const struct cache *c, uint64_t block)
 
 /* Empty ways are used before anything is evicted, as in hardware; the last
  * empty one is taken so that LRU, which keeps empty entries at the bottom,
- * behaves exactly like cachegrind's shift-down insertion. */
+ * behaves exactly like cachegrind's shift-down insertion, unless the policy
+ * takes the first (QLRU's R0 and R1). */
 static unsigned cache_pick(struct cache *c, uint32_t s, uint64_t mask)
 {
     const struct cache_line *set = cache_set(c, s);
+    if (c->repl->empty_first) {
+        for (uint32_t i = 0; i < c->g.assoc; i++)
+            if (set[i].tag == CACHE_TAG_INVALID && cache_way_allowed(mask, set[i].way))
+                return i;
+        return c->repl->victim(c, s, mask);
+    }
     for (uint32_t i = c->g.assoc; i-- > 0;)
         if (set[i].tag == CACHE_TAG_INVALID && cache_way_allowed(mask, set[i].way))
             return i;

@@ -51,6 +51,8 @@ struct cache {
     int lru;                  /* repl == &repl_lru: a hit on the MRU entry is a no-op */
     struct cache_line *lines; /* sets * assoc entries, set-major */
     uint64_t *set_state;      /* one word per set for policies with set state */
+    uint32_t rng, psel;       /* policy state of the whole cache: a random generator, a
+                                 set-dueling selector (repl_qlru.c) */
 };
 
 /* Parses cachegrind's "SIZE,ASSOC,LINE" (decimal bytes). */

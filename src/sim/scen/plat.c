@@ -270,7 +270,9 @@ static int load_cache(struct plat *p, struct conf *c, struct conf_node *caches, 
     pc->repl = repl_find(policy);
     if (!pc->repl)
         return conf_error(c, conf_get(n, "policy"), e,
-                          "unknown replacement policy '%s' (lru, plru, srrip)", policy);
+                          "unknown replacement policy '%s' (lru, plru, srrip, "
+                          "qlru_H_M_R_U[_umo], adaptive_qlru_H_M_R_U)",
+                          policy);
     const char *why = pc->repl->check ? pc->repl->check(pc->geom.assoc) : NULL;
     if (why)
         return conf_error(c, conf_get(n, "policy"), e, "%s", why);
