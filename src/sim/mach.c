@@ -33,6 +33,7 @@ static int cache_setup(struct mach *m, enum plat_level l, struct err *e)
             return rc;
         x->level = l;
         x->inst = i;
+        x->victim = pc->victim;
         x->lat = (uint64_t)pc->latency * MACH_TICK;
         x->nclass = pc->alloc.classes ? pc->alloc.classes : 1;
         x->ways_per_bit = pc->alloc.cbm_len ? pc->geom.assoc / pc->alloc.cbm_len : 1;
@@ -789,7 +790,7 @@ uint64_t mach_class_lines(const struct mach *m, enum plat_level l, unsigned inst
 
 static inline int sampled(const struct mach_cache *x, uint64_t block)
 {
-    return ((uint32_t)block & x->c.set_mask) % x->samp_period == 0;
+    return cache_index(&x->c, block) % x->samp_period == 0;
 }
 
 static inline unsigned stag_of(const struct mach *m, const struct mach_owner *o)
@@ -897,19 +898,29 @@ static void write_down(struct mach *m, struct mach_cpu *p, enum plat_level from,
             continue;
         int i = cache_find(&below[k]->c, block);
         if (i >= 0) {
-            cache_set(&below[k]->c, (uint32_t)block & below[k]->c.set_mask)[i].flags |=
-                CACHE_F_DIRTY;
+            cache_set(&below[k]->c, cache_index(&below[k]->c, block))[i].flags |= CACHE_F_DIRTY;
             return;
         }
     }
     mem_writeback(m, p, block, owner, MACH_TR_VICTIM);
 }
 
+static void l3_victim_in(struct mach *m, struct mach_cpu *p, const struct cache_victim *v);
+
 void mach_left(struct mach *m, struct mach_cpu *p, struct mach_cache *x,
                const struct cache_victim *v)
 {
     line_gone(m, x, v->owner, v->tag);
     uint8_t flags = v->flags | drop_above(m, x, v->tag);
+    if (x->level == PLAT_L2 && p->l3 && p->l3->victim) { /* victim L3: the line goes down */
+        struct cache_victim d = *v;
+        d.flags = flags;
+        if (p->defer && !p->pend.valid)
+            p->pend = d;
+        else
+            l3_victim_in(m, p, &d);
+        return;
+    }
     if (flags & CACHE_F_DIRTY)
         write_down(m, p, x->level, v->tag, v->owner);
 }
@@ -920,7 +931,7 @@ void mach_left(struct mach *m, struct mach_cpu *p, struct mach_cache *x,
 static uint64_t cu_own_ways(const struct mach *m, const struct mach_cache *x, uint64_t block,
                             unsigned key, int any_type)
 {
-    const struct cache_line *set = cache_set(&x->c, (uint32_t)block & x->c.set_mask);
+    const struct cache_line *set = cache_set(&x->c, cache_index(&x->c, block));
     unsigned match = any_type ? ~1u : ~0u;
     uint64_t ways = 0;
     for (unsigned i = 0; i < x->c.g.assoc; i++)
@@ -1005,7 +1016,10 @@ static uint64_t slow_admit(struct mach *m, struct mach_cpu *p, uint64_t now, uin
     return t;
 }
 
-uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block, unsigned conf)
+static void l3_victim_out(struct mach *m, struct mach_cpu *p, uint64_t block);
+
+static uint64_t miss_path(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block,
+                          unsigned conf)
 {
     unsigned t = kind == HIER_IFETCH ? MACH_CODE : MACH_DATA;
     uint16_t own = p->own[conf][t];
@@ -1033,8 +1047,12 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
     if (p->l3) {
         lat = p->l3->lat + wait;
         p->src = PLAT_L3;
-        if (level_ref(m, p, p->l3, block, p->m3[conf][t], own))
+        /* A victim L3 is looked up only: memory fills the L2 alone. */
+        if (level_ref(m, p, p->l3, block, p->l3->victim ? 0 : p->m3[conf][t], own)) {
+            if (p->l3->victim == PLAT_VICTIM_MOVE)
+                l3_victim_out(m, p, block);
             return lat;
+        }
     } else {
         lat += wait;
     }
@@ -1053,6 +1071,67 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
     lat += mem_read(&m->mem, p->node, node, block, now + lat);
     mem_read_count(m, p, node, own);
     return lat;
+}
+
+uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block, unsigned conf)
+{
+    if (!p->l3 || !p->l3->victim)
+        return miss_path(m, p, kind, block, conf);
+    p->defer = 1;
+    uint64_t lat = miss_path(m, p, kind, block, conf);
+    p->defer = 0;
+    if (p->pend.valid) {
+        struct cache_victim v = p->pend;
+        p->pend.valid = 0;
+        l3_victim_in(m, p, &v);
+    }
+    return lat;
+}
+
+/* ---- victim L3 (caches.L3.inclusion: victim or exclusive; plat.c,
+ * load_l3_layout, says whose description each follows) ---- */
+
+/* An L2 eviction, clean or dirty, enters the L3 under the mask of the
+ * evicting core's current class, keeping the tag it was filled with; where
+ * that class may not allocate, dirty data goes to memory. A line the L3
+ * still holds (kept on the hit that brought it up) takes the dirt. */
+static void l3_victim_in(struct mach *m, struct mach_cpu *p, const struct cache_victim *v)
+{
+    struct mach_cache *x = p->l3;
+    int i = cache_find(&x->c, v->tag);
+    if (i >= 0) {
+        cache_set(&x->c, cache_index(&x->c, v->tag))[i].flags |= v->flags & CACHE_F_DIRTY;
+        return;
+    }
+    const struct mach_owner *o = &m->owners[v->owner];
+    unsigned conf = m->nsub > 1 ? o->sub / 2 : 0, t = m->nsub > 1 ? o->sub % 2 : MACH_DATA;
+    uint64_t mask = p->m3[conf][t];
+    if (!(mask & x->c.all_ways)) {
+        if (v->flags & CACHE_F_DIRTY)
+            mem_writeback(m, p, v->tag, v->owner, MACH_TR_VICTIM);
+        return;
+    }
+    struct cache_victim w;
+    cache_insert(&x->c, v->tag, v->flags & CACHE_F_DIRTY, v->owner, mask, &w);
+    if (x->acct)
+        occ_move(m, x, v->owner, v->tag, 1);
+    if (x->cu)
+        x->cu->lines[cu_key(m, x, v->owner)]++;
+    if (w.valid)
+        mach_left(m, p, x, &w);
+}
+
+/* Exclusive: an L3 hit moves the line up into the L2 that just took a
+ * copy (its dirt with it); where the L2 could not allocate it stays. */
+static void l3_victim_out(struct mach *m, struct mach_cpu *p, uint64_t block)
+{
+    struct mach_cache *u = p->l2;
+    int i = cache_find(&u->c, block);
+    struct cache_victim v;
+    if (i < 0 || !cache_invalidate(&p->l3->c, block, &v))
+        return;
+    line_gone(m, p->l3, v.owner, block);
+    cache_set(&u->c, cache_index(&u->c, block))[i].flags |= v.flags & CACHE_F_DIRTY;
 }
 
 /* A non-temporal store (MOVNTI and kin; Intel SDM vol. 1 10.4.6.2, "Caching

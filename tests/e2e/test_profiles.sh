@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SHIPPED="amd-epyc amd-epyc-turin amd-lwp intel-atom intel-xeon intel-xeon-spr riscv-edge riscv-soc riscv-soc-draft"
+SHIPPED="amd-epyc amd-epyc-turin amd-lwp intel-atom intel-xeon intel-xeon-skx intel-xeon-spr riscv-edge riscv-soc riscv-soc-draft"
 
 # ---- the shipped profiles ------------------------------------------------------
 
@@ -46,7 +46,7 @@ expect "profiles show: unknown name" 1 "$QOSIM" profiles show nosuch
 has "profiles show: unknown name said" "$TMP/err" "no shipped profile called 'nosuch'"
 expect "profiles check: unknown name" 2 "$QOSIM" profiles check nosuch
 same "profiles check: unknown name lists the shipped ones" "$(head -1 "$TMP/err")" \
-    "qosim profiles: no platform profile called 'nosuch' (shipped: amd-epyc, amd-epyc-turin, amd-lwp, intel-atom, intel-xeon, intel-xeon-spr, riscv-edge, riscv-soc, riscv-soc-draft)"
+    "qosim profiles: no platform profile called 'nosuch' (shipped: amd-epyc, amd-epyc-turin, amd-lwp, intel-atom, intel-xeon, intel-xeon-skx, intel-xeon-spr, riscv-edge, riscv-soc, riscv-soc-draft)"
 expect "profiles check: missing file" 2 "$QOSIM" profiles check "$TMP/none.yaml"
 has "profiles check: missing file said" "$TMP/err" "$TMP/none.yaml: cannot open"
 # A name ending in .yml is a file too, as one ending in .yaml is: checked
@@ -82,7 +82,7 @@ has "profiles check without a FILE shows the usage" "$TMP/err" '^usage: qosim pr
 claim "profiles check without a FILE prints nothing on stdout" [ ! -s "$TMP/out" ]
 expect "profiles show without a NAME" 2 "$QOSIM" profiles show
 same "profiles show without a NAME says it needs one, and which" "$(head -1 "$TMP/err")" \
-    "qosim profiles: show needs a NAME (shipped: amd-epyc, amd-epyc-turin, amd-lwp, intel-atom, intel-xeon, intel-xeon-spr, riscv-edge, riscv-soc, riscv-soc-draft)"
+    "qosim profiles: show needs a NAME (shipped: amd-epyc, amd-epyc-turin, amd-lwp, intel-atom, intel-xeon, intel-xeon-skx, intel-xeon-spr, riscv-edge, riscv-soc, riscv-soc-draft)"
 expect "profiles check with two FILEs" 2 "$QOSIM" profiles check a.yaml b.yaml
 same "profiles check with two FILEs names the extra" "$(head -1 "$TMP/err")" \
     "qosim profiles: check takes one FILE; unexpected 'b.yaml'"

@@ -19,7 +19,7 @@
 
 static void mk(struct cache *c, uint64_t size, uint32_t assoc, const char *policy)
 {
-    struct cache_geom g = {size, assoc, 64};
+    struct cache_geom g = {.size = size, .assoc = assoc, .line = 64};
     struct err e = {0};
     const struct repl_ops *r = repl_find(policy);
     assert_non_null(r);
@@ -43,7 +43,7 @@ static int rd(struct cache *c, uint64_t b, uint64_t mask, struct cache_victim *v
 }
 
 /* Block number of the k-th block of set 0 in a cache of `sets` sets. */
-#define B(k) ((uint64_t)(k) * sets)
+#define B(k) ((uint64_t)(k)*sets)
 
 static void test_names(void **state)
 {
@@ -147,7 +147,7 @@ static void test_h11_m1_r1_u2(void **state)
     ages(&c, "32"); /* H11 2 -> 1, then none is 3: all + 1 */
     assert_int_equal(rd(&c, B(3), ALL, &v), 0);
     assert_int_equal(v.tag, B(1)); /* the age-3 way */
-    ages(&c, "23"); /* C at 1, none 3: all + 1 */
+    ages(&c, "23");                /* C at 1, none 3: all + 1 */
     cache_free(&c);
 }
 
