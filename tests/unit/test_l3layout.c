@@ -121,16 +121,16 @@ static void test_slice_maurice(void **state)
 {
     (void)state;
     assert_int_equal(slice_of(SLICE_MAURICE, 8, 0, 6), 0);
-    assert_int_equal(slice_of(SLICE_MAURICE, 8, 1, 6), 1);                   /* bit 6 */
-    assert_int_equal(slice_of(SLICE_MAURICE, 8, 2, 6), 2);                   /* bit 7 */
-    assert_int_equal(slice_of(SLICE_MAURICE, 8, 4, 6), 4);                   /* bit 8 */
-    assert_int_equal(slice_of(SLICE_MAURICE, 4, 4, 6), 0);                   /* o2 unused */
-    assert_int_equal(slice_of(SLICE_MAURICE, 8, 1ull << 4, 6), 1);           /* bit 10 */
-    assert_int_equal(slice_of(SLICE_MAURICE, 8, 1ull << 11, 6), 3);          /* bit 17 */
-    assert_int_equal(slice_of(SLICE_MAURICE, 8, (1ull << 11) | 1, 6), 2);    /* 17 ^ 6 */
-    assert_int_equal(slice_of(SLICE_MAURICE, 2, (1ull << 40) >> 6, 6), 0);   /* above 37 */
-    assert_int_equal(slice_of(SLICE_MAURICE, 8, 1ull << (37 - 6), 6), 6);    /* bit 37 */
-    assert_int_equal(slice_of(SLICE_MAURICE, 8, 1ull << (36 - 7), 7), 5);    /* 128-byte lines */
+    assert_int_equal(slice_of(SLICE_MAURICE, 8, 1, 6), 1);                 /* bit 6 */
+    assert_int_equal(slice_of(SLICE_MAURICE, 8, 2, 6), 2);                 /* bit 7 */
+    assert_int_equal(slice_of(SLICE_MAURICE, 8, 4, 6), 4);                 /* bit 8 */
+    assert_int_equal(slice_of(SLICE_MAURICE, 4, 4, 6), 0);                 /* o2 unused */
+    assert_int_equal(slice_of(SLICE_MAURICE, 8, 1ull << 4, 6), 1);         /* bit 10 */
+    assert_int_equal(slice_of(SLICE_MAURICE, 8, 1ull << 11, 6), 3);        /* bit 17 */
+    assert_int_equal(slice_of(SLICE_MAURICE, 8, (1ull << 11) | 1, 6), 2);  /* 17 ^ 6 */
+    assert_int_equal(slice_of(SLICE_MAURICE, 2, (1ull << 40) >> 6, 6), 0); /* above 37 */
+    assert_int_equal(slice_of(SLICE_MAURICE, 8, 1ull << (37 - 6), 6), 6);  /* bit 37 */
+    assert_int_equal(slice_of(SLICE_MAURICE, 8, 1ull << (36 - 7), 7), 5);  /* 128-byte lines */
     assert_null(slice_check(SLICE_MAURICE, 8));
     assert_non_null(slice_check(SLICE_MAURICE, 6));
     assert_non_null(slice_check(SLICE_MAURICE, 16));
@@ -140,8 +140,8 @@ static void test_slice_maurice(void **state)
 }
 
 /* The mix hash spreads a contiguous buffer evenly: 8 MiB (131,072 lines)
- * over 18 slices, 7,282 a slice on average; every slice within 2%, and
- * each set index of a slice about as full as the others. */
+ * over 18 slices, 7,282 a slice on average with a binomial standard
+ * deviation of 83 (1.1%); every slice within 4% (3.5 deviations). */
 static void test_slice_mix_even(void **state)
 {
     (void)state;
@@ -149,7 +149,7 @@ static void test_slice_mix_even(void **state)
     for (uint64_t b = 0; b < lines; b++)
         n[slice_of(SLICE_MIX, 18, (1ull << 30) / 64 + b, 6)]++;
     for (unsigned s = 0; s < 18; s++)
-        assert_near((double)n[s], (double)lines / 18, 0.02);
+        assert_near((double)n[s], (double)lines / 18, 0.04);
 }
 
 /* A sliced cache: 2 slices of 16 sets. Sets within a slice come from the
@@ -184,8 +184,8 @@ static void test_sliced_cache(void **state)
     g.slice_hash = SLICE_MIX;
     assert_int_equal(cache_init(&c, "L3", &g, repl_find("lru"), &e), -QOSIM_EGEOM);
     assert_substr(e.msg, "does not split into 3 slices");
-    g = (struct cache_geom){.size = 3 * 16384, .assoc = 8, .line = 64, .slices = 3,
-                            .slice_hash = SLICE_MIX};
+    g = (struct cache_geom){
+        .size = 3 * 16384, .assoc = 8, .line = 64, .slices = 3, .slice_hash = SLICE_MIX};
     assert_int_equal(cache_init(&c, "L3", &g, repl_find("lru"), &e), 0);
     assert_int_equal(c.sets, 96);
     assert_int_equal(c.set_mask, 31);
@@ -382,14 +382,10 @@ static void test_victim_counts_exact(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_slice_maurice),
-        cmocka_unit_test(test_slice_mix_even),
-        cmocka_unit_test(test_sliced_cache),
-        cmocka_unit_test(test_profile_keys),
-        cmocka_unit_test(test_profile_keys_l2),
-        cmocka_unit_test(test_victim_fill_path),
-        cmocka_unit_test(test_victim_dirty),
-        cmocka_unit_test(test_victim_mask),
+        cmocka_unit_test(test_slice_maurice),       cmocka_unit_test(test_slice_mix_even),
+        cmocka_unit_test(test_sliced_cache),        cmocka_unit_test(test_profile_keys),
+        cmocka_unit_test(test_profile_keys_l2),     cmocka_unit_test(test_victim_fill_path),
+        cmocka_unit_test(test_victim_dirty),        cmocka_unit_test(test_victim_mask),
         cmocka_unit_test(test_victim_counts_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

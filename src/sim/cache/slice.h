@@ -12,10 +12,15 @@
  *   mix      project choice for every other count (the real hashes of
  *            parts with 2^n > 8 or non-power-of-two slices, such as
  *            Skylake-SP's 18 or 28, are not published as functions): the
- *            line number times a 64-bit odd constant (Fibonacci hashing,
- *            Knuth, TAOCP vol. 3, 6.4), whose top 32 bits, scaled by the
- *            slice count, pick the slice; every address bit above the line
- *            offset reaches the result, and consecutive lines spread evenly. */
+ *            line number through the SplitMix64 finaliser (Steele, Lea and
+ *            Flood, "Fast Splittable Pseudorandom Number Generators",
+ *            OOPSLA 2014), whose top 32 bits, scaled by the slice count,
+ *            pick the slice. It behaves as a random function of the line:
+ *            every address bit above the line offset reaches the result,
+ *            slices fill evenly, and the lines of a buffer that share a set
+ *            index spread over the slices binomially, not in the lockstep
+ *            of a linear (XOR) hash, whose 2^n slices take exactly equal
+ *            shares of any aligned buffer. */
 #ifndef QOSIM_SIM_SLICE_H
 #define QOSIM_SIM_SLICE_H
 
@@ -47,7 +52,10 @@ static inline uint32_t slice_of(unsigned hash, uint32_t n, uint64_t block, unsig
             s |= (uint32_t)__builtin_parityll(addr & SLICE_O2) << 2;
         return s;
     }
-    uint64_t h = block * 0x9e3779b97f4a7c15ull;
+    uint64_t h = block;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    h ^= h >> 31;
     return (uint32_t)(((h >> 32) * n) >> 32);
 }
 
