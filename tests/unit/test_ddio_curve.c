@@ -90,8 +90,7 @@ static void test_gradual_sliced(void **state)
         mach_free(&M);
         if (h[w] < lru[w] - 0.02)
             fail_msg("%u ways: hit rate %.3f below LRU's %.2f", w, h[w], lru[w]);
-        printf("# intel-xeon-skx, 4 MiB ring, %u DDIO ways: device read hit rate %.3f\n", w,
-               h[w]);
+        printf("# intel-xeon-skx, 4 MiB ring, %u DDIO ways: device read hit rate %.3f\n", w, h[w]);
     }
     assert_true(h[2] > 0.4 && h[2] < 0.8);
     for (unsigned w = 3; w <= 5; w++)

@@ -217,6 +217,48 @@ static void test_cyclic_curve(void **state)
     assert_true(cyclic_miss("qlru_h11_m1_r0_u0", 3) == 1.0);
 }
 
+/* The repeat-hit memo (repl.h) is exact: a cache that serves memo'd hits
+ * without the policy and one that calls the policy on every hit see the
+ * same hits, victims, ages and tree bits, over a random run with masks. */
+static void test_memo_exact(void **state)
+{
+    (void)state;
+    const char *pol[] = {"plru", "qlru_h00_m1_r2_u1", "qlru_h11_m1_r0_u0", "qlru_h21_m2_r0_u0_umo",
+                         "adaptive_qlru_h11_m1_r0_u0"};
+    for (unsigned p = 0; p < 5; p++) {
+        struct cache a, b;
+        mk(&a, 64 * 8 * 64, 8, pol[p]);
+        mk(&b, 64 * 8 * 64, 8, pol[p]);
+        assert_int_equal(a.memo, 1);
+        b.memo = 0;
+        uint64_t x = 12345, memo_hits = 0;
+        for (unsigned k = 0; k < 200000; k++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            /* Mostly repeats of a few hot lines, some sweeps, some masks. */
+            uint64_t blk = (x >> 33) % ((x >> 20) & 1 ? 16 : 1024);
+            uint64_t mask = (x >> 40) & 3 ? ALL : (x >> 45) & 0xff;
+            struct cache_victim va, vb;
+            uint32_t s = cache_index(&a, blk);
+            uint64_t m = a.set_state[s] >> CACHE_MEMO_SHIFT;
+            memo_hits += m && cache_set(&a, s)[m - 1].tag == blk;
+            int ha = cache_ref(&a, blk, 0, 0, mask, &va), hb = cache_ref(&b, blk, 0, 0, mask, &vb);
+            assert_int_equal(ha, hb);
+            assert_int_equal(va.valid, vb.valid);
+            if (va.valid)
+                assert_int_equal(va.tag, vb.tag);
+        }
+        for (uint64_t i = 0; i < (uint64_t)a.sets * 8; i++) {
+            assert_int_equal(a.lines[i].tag, b.lines[i].tag);
+            assert_int_equal(a.lines[i].rrpv, b.lines[i].rrpv);
+        }
+        for (uint32_t s = 0; s < a.sets; s++)
+            assert_int_equal(a.set_state[s] & CACHE_MEMO_KEEP, b.set_state[s] & CACHE_MEMO_KEEP);
+        assert_true(memo_hits > 10000); /* the memo was used */
+        cache_free(&a);
+        cache_free(&b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_h11_m1_r1_u2),
         cmocka_unit_test(test_random_insertion),
         cmocka_unit_test(test_cyclic_curve),
+        cmocka_unit_test(test_memo_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

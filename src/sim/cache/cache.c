@@ -104,6 +104,7 @@ int cache_init(struct cache *c, const char *name, const struct cache_geom *g,
     c->all_ways = bits_mask(g->assoc);
     c->repl = repl;
     c->lru = repl == &repl_lru;
+    c->memo = repl->memo && g->assoc <= CACHE_MEMO_ASSOC;
     c->lines = malloc((size_t)c->sets * g->assoc * sizeof *c->lines);
     c->set_state = calloc(c->sets, sizeof *c->set_state);
     if (!c->lines || !c->set_state) {

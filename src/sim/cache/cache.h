@@ -55,6 +55,7 @@ struct cache {
     uint64_t all_ways; /* mask of every way that exists (first 64) */
     const struct repl_ops *repl;
     int lru;                  /* repl == &repl_lru: a hit on the MRU entry is a no-op */
+    int memo;                 /* the policy keeps a repeat-hit memo (repl.h) */
     struct cache_line *lines; /* sets * assoc entries, set-major */
     uint64_t *set_state;      /* one word per set for policies with set state */
     uint32_t rng, psel;       /* policy state of the whole cache: a random generator, a
@@ -108,12 +109,21 @@ int cache_ref_slow(struct cache *c, uint64_t block, unsigned dirty, uint16_t own
 static inline int cache_ref(struct cache *c, uint64_t block, unsigned dirty, uint16_t owner,
                             uint64_t mask, struct cache_victim *v)
 {
-    struct cache_line *set = cache_set(c, cache_index(c, block));
+    uint32_t s = cache_index(c, block);
+    struct cache_line *set = cache_set(c, s);
     v->valid = 0;
     /* Under LRU the MRU entry stays MRU on a hit: the common case costs one compare. */
     if (c->lru && set[0].tag == block) {
         set[0].flags |= dirty;
         return 1;
+    }
+    /* Elsewhere a hit the policy has marked as changing nothing. */
+    if (c->memo) {
+        uint64_t m = c->set_state[s] >> CACHE_MEMO_SHIFT;
+        if (m && set[m - 1].tag == block) {
+            set[m - 1].flags |= dirty;
+            return 1;
+        }
     }
     return cache_ref_slow(c, block, dirty, owner, mask, v);
 }

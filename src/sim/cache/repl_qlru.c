@@ -118,6 +118,11 @@ static unsigned qlru_hit(struct cache *c, uint32_t s, unsigned i)
     set[i].rrpv = q->hit[set[i].rrpv & 3];
     if (!q->umo)
         qlru_update(c, set, q->u, i);
+    /* Afterwards a 3 exists elsewhere (every H lowers a 3), so the U rules
+     * are idle: a repeated hit changes nothing when H keeps this age. */
+    if (c->memo)
+        c->set_state[s] =
+            q->hit[set[i].rrpv] == set[i].rrpv ? (uint64_t)(i + 1) << CACHE_MEMO_SHIFT : 0;
     return i;
 }
 
@@ -175,6 +180,8 @@ static unsigned qlru_fill(struct cache *c, uint32_t s, unsigned i)
     set[i].rrpv = miss;
     if (!q->umo)
         qlru_update(c, set, q->u, i);
+    if (c->memo)
+        c->set_state[s] = 0;
     return i;
 }
 
@@ -280,6 +287,7 @@ const struct repl_ops *repl_qlru_find(const char *name)
         .invalidate = qlru_invalidate,
         .arg = &pool[k].par,
         .empty_first = q.r != 2,
+        .memo = 1,
     };
     return &pool[k].ops;
 }
