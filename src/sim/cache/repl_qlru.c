@@ -87,7 +87,7 @@ static void qlru_reset(struct cache *c)
 static void qlru_update(struct cache *c, struct cache_line *set, unsigned u, unsigned i)
 {
     unsigned n = c->g.assoc, mx = 0, has3 = 0;
-    for (unsigned k = 0; k < n; k++) {
+    for (unsigned k = 0; k < n && mx < QLRU_MAX; k++) { /* a 3 ends the search */
         if (k == i && (u == 1 || u == 3))
             continue;
         mx = set[k].rrpv > mx ? set[k].rrpv : mx;
