@@ -22,7 +22,8 @@ static const char cachesim_help[] =
     "  --D1=SIZE,ASSOC,LINE   data L1 (default 32768,8,64)\n"
     "  --LL=SIZE,ASSOC,LINE   last-level cache (default 8388608,16,64)\n"
     "  --L2=SIZE,ASSOC,LINE   add a unified L2 between the L1s and LL\n"
-    "  --policy=NAME          replacement at every level: lru (default), plru, srrip\n"
+    "  --policy=NAME          replacement at every level: lru (default), plru, srrip,\n"
+    "                         qlru_H_M_R_U[_umo], adaptive_qlru_H_M_R_U (docs/mechanisms.md)\n"
     "  --inclusion=KIND       of L2/LL: nine (default), inclusive, exclusive\n"
     "  --writeback=MODE       count (default: dirty victims are counted only, as\n"
     "                         cachegrind ignores them) or propagate (they write the\n"
@@ -205,7 +206,10 @@ int cli_cachesim(int argc, char **argv)
             return 2;
         } else if ((v = cli_optval(argc, argv, &i, "--policy", &missing))) {
             if (!(cfg.repl = repl_find(v))) {
-                cli_error("cachesim", "--policy: unknown policy '%s' (lru, plru or srrip)", v);
+                cli_error("cachesim",
+                          "--policy: unknown policy '%s' (lru, plru, srrip, qlru_H_M_R_U[_umo] or "
+                          "adaptive_qlru_H_M_R_U)",
+                          v);
                 return 2;
             }
         } else if ((v = cli_optval(argc, argv, &i, "--inclusion", &missing))) {

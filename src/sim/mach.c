@@ -33,6 +33,7 @@ static int cache_setup(struct mach *m, enum plat_level l, struct err *e)
             return rc;
         x->level = l;
         x->inst = i;
+        x->victim = pc->victim;
         x->lat = (uint64_t)pc->latency * MACH_TICK;
         x->nclass = pc->alloc.classes ? pc->alloc.classes : 1;
         x->ways_per_bit = pc->alloc.cbm_len ? pc->geom.assoc / pc->alloc.cbm_len : 1;
@@ -806,7 +807,7 @@ uint64_t mach_class_lines(const struct mach *m, enum plat_level l, unsigned inst
 
 static inline int sampled(const struct mach_cache *x, uint64_t block)
 {
-    return ((uint32_t)block & x->c.set_mask) % x->samp_period == 0;
+    return cache_index(&x->c, block) % x->samp_period == 0;
 }
 
 static inline unsigned stag_of(const struct mach *m, const struct mach_owner *o)
@@ -914,19 +915,29 @@ static void write_down(struct mach *m, struct mach_cpu *p, enum plat_level from,
             continue;
         int i = cache_find(&below[k]->c, block);
         if (i >= 0) {
-            cache_set(&below[k]->c, (uint32_t)block & below[k]->c.set_mask)[i].flags |=
-                CACHE_F_DIRTY;
+            cache_set(&below[k]->c, cache_index(&below[k]->c, block))[i].flags |= CACHE_F_DIRTY;
             return;
         }
     }
     mem_writeback(m, p, block, owner, MACH_TR_VICTIM);
 }
 
+static void l3_victim_in(struct mach *m, struct mach_cpu *p, const struct cache_victim *v);
+
 void mach_left(struct mach *m, struct mach_cpu *p, struct mach_cache *x,
                const struct cache_victim *v)
 {
     line_gone(m, x, v->owner, v->tag);
     uint8_t flags = v->flags | drop_above(m, x, v->tag);
+    if (x->level == PLAT_L2 && p->l3 && p->l3->victim) { /* victim L3: the line goes down */
+        struct cache_victim d = *v;
+        d.flags = flags;
+        if (p->defer && !p->pend.valid)
+            p->pend = d;
+        else
+            l3_victim_in(m, p, &d);
+        return;
+    }
     if (flags & CACHE_F_DIRTY)
         write_down(m, p, x->level, v->tag, v->owner);
 }
@@ -937,7 +948,7 @@ void mach_left(struct mach *m, struct mach_cpu *p, struct mach_cache *x,
 static uint64_t cu_own_ways(const struct mach *m, const struct mach_cache *x, uint64_t block,
                             unsigned key, int any_type)
 {
-    const struct cache_line *set = cache_set(&x->c, (uint32_t)block & x->c.set_mask);
+    const struct cache_line *set = cache_set(&x->c, cache_index(&x->c, block));
     unsigned match = any_type ? ~1u : ~0u;
     uint64_t ways = 0;
     for (unsigned i = 0; i < x->c.g.assoc; i++)
@@ -1022,43 +1033,41 @@ static uint64_t slow_admit(struct mach *m, struct mach_cpu *p, uint64_t now, uin
     return t;
 }
 
-static inline uint64_t miss_path(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block,
-                                 unsigned conf)
+static void l3_victim_out(struct mach *m, struct mach_cpu *p, uint64_t block);
+
+/* The limiter class of p's requests of world conf and type t, and (Intel
+ * MBA) the delay a request leaving L2 at `at` waits at the core's link to
+ * the interconnect, L3 hits included: per thread, or one throttle for the
+ * whole core. Demand requests and prefetches alike (sim/mem/bw_delay.c). */
+static inline unsigned egress(struct mach *m, struct mach_cpu *p, unsigned conf, unsigned t,
+                              uint64_t at, uint64_t *wait)
 {
-    unsigned t = kind == HIER_IFETCH ? MACH_CODE : MACH_DATA;
-    uint16_t own = p->own[conf][t];
-    uint64_t now = p->now, lat = p->l2->lat;
-    p->src = PLAT_L2;
-    if (level_ref(m, p, p->l2, block, p->m2[conf][t], own))
-        return lat;
-    enum bw_kind bk = m->p.bw.kind;
     unsigned bc = p->cls < m->p.bw.classes ? p->cls : 0;
     if (m->bw_map) /* the limiter class (C, class, AT) uses */
         bc = m->bw_map[((conf < m->nconf ? conf : 0) * m->p.bw.classes + bc) * 2 + t];
-    /* Latencies are load-to-use from the level that serves the access; what
-     * a limiter makes a request wait comes on top. Intel MBA throttles what
-     * leaves L2 for the interconnect, L3 hits included. */
-    uint64_t wait = 0;
-    if (bk == BW_DELAY) { /* per thread, or one throttle for the whole core */
+    *wait = 0;
+    if (m->p.bw.kind == BW_DELAY) {
         unsigned nthr = m->p.topo.threads, tp = p->port * nthr;
         if (m->thr[p->domain] == MACH_THR_THREAD)
             tp += p->id % nthr;
         bc = throttle_class(m, p, bc);
-        wait = bw_admit(&m->bw[p->domain], bc, tp, now + lat, m->line) - (now + lat);
+        *wait = bw_admit(&m->bw[p->domain], bc, tp, at, m->line) - at;
     }
-    if (wait && bw_limited(&m->bw[p->domain], bc))
-        p->held += wait;
-    if (p->l3) {
-        lat = p->l3->lat + wait;
-        p->src = PLAT_L3;
-        if (level_ref(m, p, p->l3, block, p->m3[conf][t], own))
-            return lat;
-    } else {
-        lat += wait;
-    }
+    return bc;
+}
+
+/* A read of block from memory by p in limiter class bc, leaving the L3 at
+ * now + lat: the memory-side limiters (AMD L3BE per L3 domain, CBQRI at the
+ * serving node, AMD SMBA for slow memory), then the channel, which serves
+ * what a CBQRI controller admitted within a reservation first. held: the
+ * limiters' wait is the CPU's held time (a demand request's; a prefetch
+ * holds no instruction). Returns the latency from now. */
+static uint64_t mem_path(struct mach *m, struct mach_cpu *p, uint64_t block, unsigned bc,
+                         uint16_t own, uint64_t now, uint64_t lat, int held)
+{
+    enum bw_kind bk = m->p.bw.kind;
     unsigned node = node_of(m, block);
-    p->src = tr_local(p->rd_tr[node]) ? MACH_SRC_MEM_LOCAL : MACH_SRC_MEM_REMOTE;
-    uint64_t asked = lat;
+    uint64_t asked = lat, held0 = p->held;
     if (bk == BW_RATE) /* AMD L3BE: what the L3 domain reads from outside */
         lat = bw_admit(&m->bw[p->domain], bc, 0, now + lat, m->line) - now;
     else if (bk == BW_SHARE && node < m->nbw) /* CBQRI: the controller at the memory that
@@ -1068,22 +1077,115 @@ static inline uint64_t miss_path(struct mach *m, struct mach_cpu *p, unsigned ki
         p->held += lat - asked;
     if (m->sbw && m->node_slow[node])
         lat = slow_admit(m, p, now, lat);
-    /* CBQRI: memory serves what the controller admitted within a reservation first. */
+    if (!held)
+        p->held = held0;
     int prio = bk == BW_SHARE && node < m->nbw && bw_in_resv(&m->bw[node]);
     lat += mem_read_prio(&m->mem, p->node, node, block, now + lat, prio);
     mem_read_count(m, p, node, own);
     return lat;
 }
 
+static inline uint64_t miss_path(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block,
+                                 unsigned conf)
+{
+    unsigned t = kind == HIER_IFETCH ? MACH_CODE : MACH_DATA;
+    uint16_t own = p->own[conf][t];
+    uint64_t now = p->now, lat = p->l2->lat, wait;
+    p->src = PLAT_L2;
+    if (level_ref(m, p, p->l2, block, p->m2[conf][t], own))
+        return lat;
+    /* Latencies are load-to-use from the level that serves the access; what
+     * a limiter makes a request wait comes on top. */
+    unsigned bc = egress(m, p, conf, t, now + lat, &wait);
+    if (wait && bw_limited(&m->bw[p->domain], bc))
+        p->held += wait;
+    if (p->l3) {
+        lat = p->l3->lat + wait;
+        p->src = PLAT_L3;
+        /* A victim L3 is looked up only: memory fills the L2 alone. */
+        if (level_ref(m, p, p->l3, block, p->l3->victim ? 0 : p->m3[conf][t], own)) {
+            if (p->l3->victim == PLAT_VICTIM_MOVE)
+                l3_victim_out(m, p, block);
+            return lat;
+        }
+    } else {
+        lat += wait;
+    }
+    p->src = tr_local(p->rd_tr[node_of(m, block)]) ? MACH_SRC_MEM_LOCAL : MACH_SRC_MEM_REMOTE;
+    return mem_path(m, p, block, bc, own, now, lat, 1);
+}
+
 static uint64_t pf_l2_side(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block,
                            unsigned conf, uint64_t lat);
 
+/* Everything after an L1 miss: the levels below and memory (miss_path);
+ * on a victim L3 the L2's eviction enters the L3 only once the lookup is
+ * done, so it cannot displace the line being fetched; then the L2
+ * prefetchers, which see the lookup. */
 uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t block, unsigned conf)
 {
-    uint64_t lat = miss_path(m, p, kind, block, conf);
+    uint64_t lat;
+    if (!p->l3 || !p->l3->victim) {
+        lat = miss_path(m, p, kind, block, conf);
+    } else {
+        p->defer = 1;
+        lat = miss_path(m, p, kind, block, conf);
+        p->defer = 0;
+        if (p->pend.valid) {
+            struct cache_victim v = p->pend;
+            p->pend.valid = 0;
+            l3_victim_in(m, p, &v);
+        }
+    }
     if (__builtin_expect(p->pf_on != 0, 0)) /* hardware prefetchers: below */
         lat = pf_l2_side(m, p, kind, block, conf, lat);
     return lat;
+}
+
+/* ---- victim L3 (caches.L3.inclusion: victim or exclusive; plat.c,
+ * load_l3_layout, says whose description each follows) ---- */
+
+/* An L2 eviction, clean or dirty, enters the L3 under the mask of the
+ * evicting core's current class, keeping the tag it was filled with; where
+ * that class may not allocate, dirty data goes to memory. A line the L3
+ * still holds (kept on the hit that brought it up) takes the dirt. */
+static void l3_victim_in(struct mach *m, struct mach_cpu *p, const struct cache_victim *v)
+{
+    struct mach_cache *x = p->l3;
+    int i = cache_find(&x->c, v->tag);
+    if (i >= 0) {
+        cache_set(&x->c, cache_index(&x->c, v->tag))[i].flags |= v->flags & CACHE_F_DIRTY;
+        return;
+    }
+    const struct mach_owner *o = &m->owners[v->owner];
+    unsigned conf = m->nsub > 1 ? o->sub / 2 : 0, t = m->nsub > 1 ? o->sub % 2 : MACH_DATA;
+    uint64_t mask = p->m3[conf][t];
+    if (!(mask & x->c.all_ways)) {
+        if (v->flags & CACHE_F_DIRTY)
+            mem_writeback(m, p, v->tag, v->owner, MACH_TR_VICTIM);
+        return;
+    }
+    struct cache_victim w;
+    cache_insert(&x->c, v->tag, v->flags & CACHE_F_DIRTY, v->owner, mask, &w);
+    if (x->acct)
+        occ_move(m, x, v->owner, v->tag, 1);
+    if (x->cu)
+        x->cu->lines[cu_key(m, x, v->owner)]++;
+    if (w.valid)
+        mach_left(m, p, x, &w);
+}
+
+/* Exclusive: an L3 hit moves the line up into the L2 that just took a
+ * copy (its dirt with it); where the L2 could not allocate it stays. */
+static void l3_victim_out(struct mach *m, struct mach_cpu *p, uint64_t block)
+{
+    struct mach_cache *u = p->l2;
+    int i = cache_find(&u->c, block);
+    struct cache_victim v;
+    if (i < 0 || !cache_invalidate(&p->l3->c, block, &v))
+        return;
+    line_gone(m, p->l3, v.owner, block);
+    cache_set(&u->c, cache_index(&u->c, block))[i].flags |= v.flags & CACHE_F_DIRTY;
 }
 
 /* A non-temporal store (MOVNTI and kin; Intel SDM vol. 1 10.4.6.2, "Caching
@@ -1352,38 +1454,20 @@ static uint64_t pf_found(struct mach_cpu *p, struct mach_cache *x, uint64_t bloc
 static uint64_t pf_below(struct mach *m, struct mach_cpu *p, uint64_t block, unsigned conf,
                          unsigned t, uint16_t own, int into_l3)
 {
-    uint64_t now = p->now, lat = p->l2->lat, wait = 0;
-    enum bw_kind bk = m->p.bw.kind;
-    unsigned bc = p->cls < m->p.bw.classes ? p->cls : 0;
-    if (m->bw_map)
-        bc = m->bw_map[((conf < m->nconf ? conf : 0) * m->p.bw.classes + bc) * 2 + t];
-    if (bk == BW_DELAY) {
-        unsigned nthr = m->p.topo.threads, tp = p->port * nthr;
-        if (m->thr[p->domain] == MACH_THR_THREAD)
-            tp += p->id % nthr;
-        bc = throttle_class(m, p, bc);
-        wait = bw_admit(&m->bw[p->domain], bc, tp, now + lat, m->line) - (now + lat);
-    }
+    uint64_t now = p->now, lat = p->l2->lat, wait;
+    unsigned bc = egress(m, p, conf, t, now + lat, &wait);
     if (p->l3) {
         lat = p->l3->lat + wait;
         if (cache_find(&p->l3->c, block) >= 0)
             return pf_found(p, p->l3, block, lat);
-        pf_fill(m, p, p->l3, block, p->m3[conf][t], own, into_l3 ? CACHE_F_PF : 0);
+        /* A victim L3 takes only what is prefetched into it: a prefetch
+         * into L2 fills the L2 alone, as memory's fills do. */
+        if (into_l3 || !p->l3->victim)
+            pf_fill(m, p, p->l3, block, p->m3[conf][t], own, into_l3 ? CACHE_F_PF : 0);
     } else {
         lat += wait;
     }
-    unsigned node = node_of(m, block);
-    if (bk == BW_RATE)
-        lat = bw_admit(&m->bw[p->domain], bc, 0, now + lat, m->line) - now;
-    else if (bk == BW_SHARE && node < m->nbw)
-        lat = bw_admit(&m->bw[node], bc, 0, now + lat, m->line) - now;
-    if (m->sbw && m->node_slow[node]) {
-        uint64_t held = p->held; /* a prefetch's wait holds no instruction */
-        lat = slow_admit(m, p, now, lat);
-        p->held = held;
-    }
-    lat += mem_read(&m->mem, p->node, node, block, now + lat);
-    mem_read_count(m, p, node, own);
+    lat = mem_path(m, p, block, bc, own, now, lat, 0);
     p->ts->pf_bytes += m->line;
     return lat;
 }
@@ -1439,7 +1523,7 @@ static void pf_train_l2(struct mach *m, struct mach_cpu *p, uint64_t block, unsi
  * useful once; returns when it arrives (0: not kept, or not prefetched). */
 static uint64_t pf_used(struct mach_cpu *p, struct mach_cache *x, uint64_t block)
 {
-    struct cache_line *set = cache_set(&x->c, (uint32_t)block & x->c.set_mask);
+    struct cache_line *set = cache_set(&x->c, cache_index(&x->c, block));
     int i = set[0].tag == block ? 0 : cache_find(&x->c, block); /* LRU: a hit is in front */
     if (i < 0)
         return 0;

@@ -96,6 +96,7 @@ struct mach_cache {
     struct mach_cache **dom_up; /* L3: the L1s and L2s of the cores it serves, whose copies a
                                    DMA write makes stale */
     unsigned ndom_up;
+    unsigned victim; /* L3: 0, or a victim cache of the L2s: PLAT_VICTIM_KEEP or _MOVE */
 };
 
 /* Per-task ground truth. */
@@ -135,6 +136,10 @@ struct mach_cpu {
     uint64_t pf_blk;               /* the line the L1 prefetchers last saw */
     uint64_t conf_lo, conf_len;    /* the running task's TEE region, physical */
     struct mach_tstat *ts;         /* the running task's counters */
+    /* Victim L3: an L2 eviction waits here while the miss that caused it
+     * looks the L3 up (the request goes down before its fill's victim). */
+    struct cache_victim pend;
+    int defer;
 };
 
 /* What a line remembers of the request that filled it. */

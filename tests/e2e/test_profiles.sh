@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SHIPPED="amd-epyc amd-epyc-turin amd-lwp intel-atom intel-xeon intel-xeon-spr riscv-edge riscv-soc riscv-soc-draft"
+SHIPPED="amd-epyc amd-epyc-turin amd-lwp intel-atom intel-xeon intel-xeon-skx intel-xeon-spr riscv-edge riscv-soc riscv-soc-draft"
 
 # ---- the shipped profiles ------------------------------------------------------
 
@@ -46,7 +46,7 @@ expect "profiles show: unknown name" 1 "$QOSIM" profiles show nosuch
 has "profiles show: unknown name said" "$TMP/err" "no shipped profile called 'nosuch'"
 expect "profiles check: unknown name" 2 "$QOSIM" profiles check nosuch
 same "profiles check: unknown name lists the shipped ones" "$(head -1 "$TMP/err")" \
-    "qosim profiles: no platform profile called 'nosuch' (shipped: amd-epyc, amd-epyc-turin, amd-lwp, intel-atom, intel-xeon, intel-xeon-spr, riscv-edge, riscv-soc, riscv-soc-draft)"
+    "qosim profiles: no platform profile called 'nosuch' (shipped: amd-epyc, amd-epyc-turin, amd-lwp, intel-atom, intel-xeon, intel-xeon-skx, intel-xeon-spr, riscv-edge, riscv-soc, riscv-soc-draft)"
 expect "profiles check: missing file" 2 "$QOSIM" profiles check "$TMP/none.yaml"
 has "profiles check: missing file said" "$TMP/err" "$TMP/none.yaml: cannot open"
 # A name ending in .yml is a file too, as one ending in .yaml is: checked
@@ -82,7 +82,7 @@ has "profiles check without a FILE shows the usage" "$TMP/err" '^usage: qosim pr
 claim "profiles check without a FILE prints nothing on stdout" [ ! -s "$TMP/out" ]
 expect "profiles show without a NAME" 2 "$QOSIM" profiles show
 same "profiles show without a NAME says it needs one, and which" "$(head -1 "$TMP/err")" \
-    "qosim profiles: show needs a NAME (shipped: amd-epyc, amd-epyc-turin, amd-lwp, intel-atom, intel-xeon, intel-xeon-spr, riscv-edge, riscv-soc, riscv-soc-draft)"
+    "qosim profiles: show needs a NAME (shipped: amd-epyc, amd-epyc-turin, amd-lwp, intel-atom, intel-xeon, intel-xeon-skx, intel-xeon-spr, riscv-edge, riscv-soc, riscv-soc-draft)"
 expect "profiles check with two FILEs" 2 "$QOSIM" profiles check a.yaml b.yaml
 same "profiles check with two FILEs names the extra" "$(head -1 "$TMP/err")" \
     "qosim profiles: check takes one FILE; unexpected 'b.yaml'"
@@ -215,7 +215,7 @@ broken L1-inclusive base '13s/latency: 4/latency: 4, inclusion: inclusive/' \
 broken line-sizes base '13s/ways: 8/ways: 8, line: 32/' \
     "13: caches.L1D: line size 32 differs from L1I's 64: every level needs one line size"
 broken bad-policy base '18s/.*/    policy: fifo/' \
-    "18: caches.L2.policy: unknown replacement policy 'fifo' (lru, plru, srrip)"
+    "18: caches.L2.policy: unknown replacement policy 'fifo' (lru, plru, srrip, qlru_H_M_R_U[_umo], adaptive_qlru_H_M_R_U)"
 broken plru-ways base '21s/8M/6M/; 22s/16/12/; 24s/.*/    policy: plru/' \
     "24: caches.L3.policy: tree-PLRU needs a power-of-two associativity of at most 64"
 # caches.L3.io_ways: a CBM of the L3's cbm_len bits, and on the L3 only.

@@ -38,15 +38,22 @@ int cache_geom_parse(const char *s, struct cache_geom *g, struct err *e)
                        s);
     if (assoc > UINT32_MAX || line > UINT32_MAX)
         return err_set(e, -QOSIM_EGEOM, "'%s': associativity or line size out of range", s);
-    g->size = size;
-    g->assoc = (uint32_t)assoc;
-    g->line = (uint32_t)line;
+    *g = (struct cache_geom){.size = size, .assoc = (uint32_t)assoc, .line = (uint32_t)line};
     return cache_geom_check(g, e);
 }
 
 int cache_geom_check(const struct cache_geom *g, struct err *e)
 {
     unsigned long long size = g->size, assoc = g->assoc, line = g->line;
+    if (g->slices > 1) { /* each slice is a cache of its own geometry */
+        const char *why = slice_check(g->slice_hash, g->slices);
+        if (why)
+            return err_set(e, -QOSIM_EGEOM, "%s", why);
+        if (size % g->slices)
+            return err_set(e, -QOSIM_EGEOM, "size %llu does not split into %u slices", size,
+                           g->slices);
+        size /= g->slices;
+    }
     if (!assoc)
         return err_set(e, -QOSIM_EGEOM, "associativity must be at least 1");
     if (!line)
@@ -90,11 +97,14 @@ int cache_init(struct cache *c, const char *name, const struct cache_geom *g,
     snprintf(c->name, sizeof c->name, "%s", name);
     c->g = *g;
     c->sets = (uint32_t)(g->size / g->line / g->assoc);
-    c->set_mask = c->sets - 1;
+    c->slices = g->slices > 1 ? g->slices : 1;
+    c->slice_hash = g->slice_hash;
+    c->set_mask = c->sets / c->slices - 1;
     c->line_bits = bits_log2(g->line);
     c->all_ways = bits_mask(g->assoc);
     c->repl = repl;
     c->lru = repl == &repl_lru;
+    c->memo = repl->memo && g->assoc <= CACHE_MEMO_ASSOC;
     c->lines = malloc((size_t)c->sets * g->assoc * sizeof *c->lines);
     c->set_state = calloc(c->sets, sizeof *c->set_state);
     if (!c->lines || !c->set_state) {
@@ -127,7 +137,7 @@ void cache_reset(struct cache *c)
 
 int cache_find(const struct cache *c, uint64_t block)
 {
-    const struct cache_line *set = cache_set(c, (uint32_t)block & c->set_mask);
+    const struct cache_line *set = cache_set(c, cache_index(c, block));
     for (uint32_t i = 0; i < c->g.assoc; i++)
         if (set[i].tag == block)
             return (int)i;
@@ -136,10 +146,17 @@ int cache_find(const struct cache *c, uint64_t block)
 
 /* Empty ways are used before anything is evicted, as in hardware; the last
  * empty one is taken so that LRU, which keeps empty entries at the bottom,
- * behaves exactly like cachegrind's shift-down insertion. */
+ * behaves exactly like cachegrind's shift-down insertion, unless the policy
+ * takes the first (QLRU's R0 and R1). */
 static unsigned cache_pick(struct cache *c, uint32_t s, uint64_t mask)
 {
     const struct cache_line *set = cache_set(c, s);
+    if (c->repl->empty_first) {
+        for (uint32_t i = 0; i < c->g.assoc; i++)
+            if (set[i].tag == CACHE_TAG_INVALID && cache_way_allowed(mask, set[i].way))
+                return i;
+        return c->repl->victim(c, s, mask);
+    }
     for (uint32_t i = c->g.assoc; i-- > 0;)
         if (set[i].tag == CACHE_TAG_INVALID && cache_way_allowed(mask, set[i].way))
             return i;
@@ -163,7 +180,7 @@ static void cache_fill_at(struct cache *c, uint32_t s, unsigned i, uint64_t bloc
 int cache_ref_slow(struct cache *c, uint64_t block, unsigned dirty, uint16_t owner, uint64_t mask,
                    struct cache_victim *v)
 {
-    uint32_t s = (uint32_t)block & c->set_mask;
+    uint32_t s = cache_index(c, block);
     struct cache_line *set = cache_set(c, s);
     v->valid = 0;
     for (uint32_t i = 0; i < c->g.assoc; i++) {
@@ -181,7 +198,7 @@ int cache_ref_slow(struct cache *c, uint64_t block, unsigned dirty, uint16_t own
 void cache_insert(struct cache *c, uint64_t block, unsigned flags, uint16_t owner, uint64_t mask,
                   struct cache_victim *v)
 {
-    uint32_t s = (uint32_t)block & c->set_mask;
+    uint32_t s = cache_index(c, block);
     v->valid = 0;
     if (mask & c->all_ways)
         cache_fill_at(c, s, cache_pick(c, s, mask), block, flags, owner, v);
@@ -193,7 +210,7 @@ int cache_invalidate(struct cache *c, uint64_t block, struct cache_victim *v)
     v->valid = 0;
     if (i < 0)
         return 0;
-    uint32_t s = (uint32_t)block & c->set_mask;
+    uint32_t s = cache_index(c, block);
     struct cache_line *l = &cache_set(c, s)[i];
     *v = (struct cache_victim){.tag = l->tag, .owner = l->owner, .flags = l->flags, .valid = 1};
     l->tag = CACHE_TAG_INVALID;

@@ -7,6 +7,7 @@
 #define QOSIM_SIM_CACHE_H
 
 #include "repl.h"
+#include "slice.h"
 #include "util/err.h"
 
 #include <stdint.h>
@@ -33,7 +34,10 @@ _Static_assert(sizeof(struct cache_line) == 16, "line metadata must stay within 
 struct cache_geom {
     uint64_t size; /* bytes */
     uint32_t assoc;
-    uint32_t line; /* bytes */
+    uint32_t line;      /* bytes */
+    uint32_t slices;    /* 0 or 1: unsliced; else size is split into this many slices of
+                           size / slices each (slice.h) */
+    uint8_t slice_hash; /* enum slice_hash */
 };
 
 /* What a fill displaced: the hierarchy writes it back or back-invalidates it. */
@@ -47,12 +51,17 @@ struct cache_victim {
 struct cache {
     char name[8];
     struct cache_geom g;
-    uint32_t sets, set_mask, line_bits;
+    uint32_t sets, set_mask, line_bits; /* sets in all; set_mask: of the sets of one slice */
+    uint32_t slices;                    /* 1: unsliced */
+    uint8_t slice_hash;
     uint64_t all_ways; /* mask of every way that exists (first 64) */
     const struct repl_ops *repl;
     int lru;                  /* repl == &repl_lru: a hit on the MRU entry is a no-op */
+    int memo;                 /* the policy keeps a repeat-hit memo (repl.h) */
     struct cache_line *lines; /* sets * assoc entries, set-major */
     uint64_t *set_state;      /* one word per set for policies with set state */
+    uint32_t rng, psel;       /* policy state of the whole cache: a random generator, a
+                                 set-dueling selector (repl_qlru.c) */
 };
 
 /* Parses cachegrind's "SIZE,ASSOC,LINE" (decimal bytes). */
@@ -69,6 +78,16 @@ void cache_reset(struct cache *c);
 static inline struct cache_line *cache_set(const struct cache *c, uint32_t s)
 {
     return &c->lines[(uint64_t)s * c->g.assoc];
+}
+
+/* The set block maps to: its slice's first set plus the set within the
+ * slice, which comes from the address bits as in an unsliced cache. */
+static inline uint32_t cache_index(const struct cache *c, uint64_t block)
+{
+    uint32_t s = (uint32_t)block & c->set_mask;
+    if (c->slices > 1)
+        s += slice_of(c->slice_hash, c->slices, block, c->line_bits) * (c->set_mask + 1);
+    return s;
 }
 
 /* Whether an allocation mask lets a fill use way w; ways past the 64th can
@@ -92,12 +111,21 @@ int cache_ref_slow(struct cache *c, uint64_t block, unsigned dirty, uint16_t own
 static inline int cache_ref(struct cache *c, uint64_t block, unsigned dirty, uint16_t owner,
                             uint64_t mask, struct cache_victim *v)
 {
-    struct cache_line *set = cache_set(c, (uint32_t)block & c->set_mask);
+    uint32_t s = cache_index(c, block);
+    struct cache_line *set = cache_set(c, s);
     v->valid = 0;
     /* Under LRU the MRU entry stays MRU on a hit: the common case costs one compare. */
     if (c->lru && set[0].tag == block) {
         set[0].flags |= dirty;
         return 1;
+    }
+    /* Elsewhere a hit the policy has marked as changing nothing. */
+    if (c->memo) {
+        uint64_t m = c->set_state[s] >> CACHE_MEMO_SHIFT;
+        if (m && set[m - 1].tag == block) {
+            set[m - 1].flags |= dirty;
+            return 1;
+        }
     }
     return cache_ref_slow(c, block, dirty, owner, mask, v);
 }

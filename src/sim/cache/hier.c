@@ -137,7 +137,7 @@ static void hier_victim(struct hier *h, unsigned side, unsigned k, const struct 
             struct cache *c = &h->c[h->path[side][m]];
             int i = cache_find(c, v->tag);
             if (i >= 0) {
-                cache_set(c, (uint32_t)v->tag & c->set_mask)[i].flags |= v->flags;
+                cache_set(c, cache_index(c, v->tag))[i].flags |= v->flags;
                 return;
             }
         }
@@ -172,7 +172,7 @@ static int hier_line(struct hier *h, unsigned side, unsigned k, uint64_t block, 
             return 0;
         }
         if (i >= 0 && (v.flags & CACHE_F_DIRTY))
-            cache_set(up, (uint32_t)block & up->set_mask)[i].flags |= CACHE_F_DIRTY;
+            cache_set(up, cache_index(up, block))[i].flags |= CACHE_F_DIRTY;
         return 1;
     }
     int hit = cache_ref(c, block, dirty, h->owner, h->mask[idx], &v);

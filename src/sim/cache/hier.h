@@ -70,7 +70,7 @@ static inline unsigned hier_access(struct hier *h, unsigned kind, uint64_t addr,
     uint64_t b = addr >> c->line_bits;
     uint32_t n = size - 1 < h->clamp ? size : (size ? h->clamp : 1);
     if (c->lru && b == (addr + n - 1) >> c->line_bits) {
-        struct cache_line *l = cache_set(c, (uint32_t)b & c->set_mask);
+        struct cache_line *l = cache_set(c, cache_index(c, b));
         if (l->tag == b) {
             unsigned cls = kind == HIER_IFETCH ? HIER_CI : kind == HIER_STORE ? HIER_CW : HIER_CR;
             h->st[kind == HIER_IFETCH ? HIER_L1I : HIER_L1D].ref[cls]++;

@@ -1,5 +1,6 @@
 /* The one table of replacement policies: adding one is a new repl_*.c file
- * and a line here. */
+ * and a line here. The QLRU family is parameterised by its name and found
+ * by repl_qlru_find (repl_qlru.c) after the fixed ones. */
 #include "repl.h"
 
 #include <string.h>
@@ -16,5 +17,5 @@ const struct repl_ops *repl_find(const char *name)
     for (unsigned i = 0; repl_at(i); i++)
         if (!strcmp(repl_at(i)->name, name))
             return repl_at(i);
-    return NULL;
+    return repl_qlru_find(name);
 }

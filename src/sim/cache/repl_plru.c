@@ -23,10 +23,13 @@ static uint64_t plru_span(unsigned lo, unsigned n)
     return bits_mask(n) << lo;
 }
 
-/* Points every node on way w's path away from w. */
+/* Points every node on way w's path away from w. Touching w again changes
+ * nothing: the memo (repl.h) says so. */
 static unsigned plru_touch(struct cache *c, uint32_t s, unsigned w)
 {
     uint64_t *bits = &c->set_state[s];
+    if (c->memo)
+        *bits = (*bits & CACHE_MEMO_KEEP) | (uint64_t)(w + 1) << CACHE_MEMO_SHIFT;
     unsigned node = 1, lo = 0, n = c->g.assoc;
     while (n > 1) {
         n /= 2;
@@ -45,7 +48,7 @@ static unsigned plru_touch(struct cache *c, uint32_t s, unsigned w)
 /* Follows the bits, turning aside where the pointed-to half has no allowed way. */
 static unsigned plru_victim(struct cache *c, uint32_t s, uint64_t mask)
 {
-    uint64_t bits = c->set_state[s];
+    uint64_t bits = c->set_state[s]; /* node < 64 and at most assoc - 1: below the memo */
     unsigned node = 1, lo = 0, n = c->g.assoc;
     while (n > 1) {
         n /= 2;
@@ -75,4 +78,5 @@ const struct repl_ops repl_plru = {
     .victim = plru_victim,
     .fill = plru_touch,
     .invalidate = plru_keep,
+    .memo = 1,
 };

@@ -10,7 +10,7 @@ const char *const plat_level_name[PLAT_NLEVEL] = {"L1I", "L1D", "L2", "L3"};
 const char *const plat_scope_name[PLAT_NSCOPE] = {"core", "module", "domain"};
 const char *const plat_vendor_name[PLAT_NVENDOR] = {"intel", "amd", "riscv"};
 const char *const plat_cbqri_spec_name[2] = {"1.0", "draft-2023"};
-static const char *const incl_names[] = {"nine", "inclusive"};
+static const char *const incl_names[] = {"nine", "inclusive", "victim", "exclusive"};
 static const char *const ctl_level_names[] = {"L2", "L3", "memory"};
 
 const char *plat_builtin_name(unsigned i)
@@ -284,6 +284,62 @@ static int load_io_ways(struct plat_cache *pc, struct conf *c, struct conf_node 
     return conf_u64(c, n, "io_ways", CONF_OPT, 0, bits_mask(len), &pc->io_ways, e);
 }
 
+/* The L3's layout (issue 23): caches.L3.inclusion's victim modes and
+ * caches.L3.slices / slice_hash. Opt-in: without these keys the L3 is
+ * unsliced and nine or inclusive, as before.
+ *
+ * inclusion: victim (Intel Skylake-SP and later Xeons) or exclusive (AMD
+ * Zen). Intel describes the Xeon Scalable L3 as non-inclusive: lines from
+ * memory fill the core's L2 (MLC) only, and the L3 mostly holds what the
+ * L2s evict (Intel, "Intel Xeon Processor Scalable Family Technical
+ * Overview", 2017, "Cache Hierarchy Changes"); AMD's L3 is a victim cache
+ * of its complex's L2s, "mostly exclusive": it gives up a line an L3 hit
+ * sends to a core unless the line looks shared (AMD, Software Optimization
+ * Guide for AMD Family 17h Processors, pub. 55723, its L3 cache section).
+ * Both: an L2 eviction, clean or dirty, is inserted into the L3 under the
+ * mask of the evicting core's current class (CAT's masks act on the
+ * requests of the core whose COS they belong to; an L3 fill from an L2
+ * eviction is that core's request), keeping the monitoring tag of the
+ * request that first filled it. On an L3 hit, victim keeps the line in the
+ * L3 (project choice: which lines Intel's heuristics keep is not
+ * published; keeping them is the inclusive-like side), exclusive moves it
+ * to the L2 (project choice: the sharing heuristic is not modelled; lines
+ * of one core are never shared).
+ *
+ * slices: N splits the L3 into N slices of size / N, each with its own
+ * sets (size / N / line / ways, a power of two); slice_hash: maurice (2,
+ * 4 or 8 slices, the default there) or mix (any count, the default
+ * elsewhere), sim/cache/slice.h. */
+static int load_l3_layout(struct plat_cache *pc, struct conf *c, struct conf_node *n,
+                          enum plat_level l, unsigned *incl, struct err *e)
+{
+    struct conf_node *ks = conf_get(n, "slices"), *kh = conf_get(n, "slice_hash");
+    if (*incl >= 2 && l != PLAT_L3)
+        return conf_error(c, conf_get(n, "inclusion"), e,
+                          "only an L3 can be a victim cache (of the L2s)");
+    if (*incl >= 2) {
+        pc->victim = *incl == 2 ? PLAT_VICTIM_KEEP : PLAT_VICTIM_MOVE;
+        *incl = HIER_NINE;
+    }
+    if ((ks || kh) && l != PLAT_L3)
+        return conf_error(c, ks ? ks : kh, e, "only an L3 is split into slices");
+    uint64_t slices = 1;
+    unsigned hash = SLICE_NHASH;
+    int rc = conf_u64(c, n, "slices", CONF_OPT, 1, SLICE_MAX, &slices, e);
+    if (!rc)
+        rc = conf_enum(c, n, "slice_hash", CONF_OPT, slice_hash_name, SLICE_NHASH, &hash, e);
+    if (rc)
+        return rc;
+    if (hash == SLICE_NHASH)
+        hash = slices == 2 || slices == 4 || slices == 8 ? SLICE_MAURICE : SLICE_MIX;
+    const char *why = slice_check(hash, (uint32_t)slices);
+    if (why)
+        return conf_error(c, kh ? kh : ks, e, "%s", why);
+    pc->geom.slices = (uint32_t)slices;
+    pc->geom.slice_hash = (uint8_t)hash;
+    return 0;
+}
+
 static int load_cache(struct plat *p, struct conf *c, struct conf_node *caches, enum plat_level l,
                       struct err *e)
 {
@@ -300,8 +356,9 @@ static int load_cache(struct plat *p, struct conf *c, struct conf_node *caches, 
     unsigned scope = l == PLAT_L3 ? PLAT_SCOPE_DOMAIN : PLAT_SCOPE_CORE, incl = HIER_NINE;
     const char *policy = "lru";
     if (!rc)
-        rc = conf_keys(c, n, e, "size", "ways", "line", "latency", "shared_by", "inclusion",
-                       "policy", "monitored", "allocation", "io_ways", NULL);
+        rc =
+            conf_keys(c, n, e, "size", "ways", "line", "latency", "shared_by", "inclusion",
+                      "policy", "monitored", "allocation", "io_ways", "slices", "slice_hash", NULL);
     if (!rc)
         rc = conf_size(c, n, "size", CONF_REQ, 1, UINT64_MAX, &size, e);
     if (!rc)
@@ -313,7 +370,7 @@ static int load_cache(struct plat *p, struct conf *c, struct conf_node *caches, 
     if (!rc)
         rc = conf_enum(c, n, "shared_by", CONF_OPT, plat_scope_name, PLAT_NSCOPE, &scope, e);
     if (!rc)
-        rc = conf_enum(c, n, "inclusion", CONF_OPT, incl_names, 2, &incl, e);
+        rc = conf_enum(c, n, "inclusion", CONF_OPT, incl_names, 4, &incl, e);
     if (!rc)
         rc = conf_str(c, n, "policy", CONF_OPT, &policy, e);
     if (!rc)
@@ -321,7 +378,9 @@ static int load_cache(struct plat *p, struct conf *c, struct conf_node *caches, 
     if (rc)
         return rc;
     pc->present = 1;
-    pc->geom = (struct cache_geom){size, (uint32_t)ways, (uint32_t)line};
+    pc->geom = (struct cache_geom){.size = size, .assoc = (uint32_t)ways, .line = (uint32_t)line};
+    if ((rc = load_l3_layout(pc, c, n, l, &incl, e)))
+        return rc;
     pc->latency = (unsigned)lat;
     pc->scope = (enum plat_scope)scope;
     pc->incl = (enum hier_incl)incl;
@@ -331,7 +390,9 @@ static int load_cache(struct plat *p, struct conf *c, struct conf_node *caches, 
     pc->repl = repl_find(policy);
     if (!pc->repl)
         return conf_error(c, conf_get(n, "policy"), e,
-                          "unknown replacement policy '%s' (lru, plru, srrip)", policy);
+                          "unknown replacement policy '%s' (lru, plru, srrip, "
+                          "qlru_H_M_R_U[_umo], adaptive_qlru_H_M_R_U)",
+                          policy);
     const char *why = pc->repl->check ? pc->repl->check(pc->geom.assoc) : NULL;
     if (why)
         return conf_error(c, conf_get(n, "policy"), e, "%s", why);

@@ -45,12 +45,18 @@ struct plat_alloc {
                            (caches.L3.allocation.io) */
 };
 
+enum { PLAT_VICTIM_KEEP = 1, PLAT_VICTIM_MOVE = 2 };
+
 struct plat_cache {
     int present;
     struct cache_geom geom;
     unsigned latency; /* cycles, load-to-use from this level */
     enum plat_scope scope;
     enum hier_incl incl; /* nine or inclusive (of the levels above) */
+    /* L3 only: a victim cache of the L2s (plat.c, load_l3_layout): 0 not;
+     * PLAT_VICTIM_KEEP: an L3 hit leaves the line there too; PLAT_VICTIM_MOVE:
+     * an L3 hit moves it to the L2. */
+    unsigned victim;
     const struct repl_ops *repl;
     struct plat_alloc alloc;
     int monitored; /* occupancy monitoring at this level */
