@@ -321,7 +321,8 @@ static void test_mbm_wrap_e_u(void **state)
     rdt_free(&d);
 }
 
-/* Against the model: occupancy read through the driver equals the machine's. */
+/* Against the model: occupancy and total bandwidth read through the driver
+ * equal the machine's. */
 static void test_mon_read_model(void **state)
 {
     (void)state;
@@ -332,11 +333,20 @@ static void test_mon_read_model(void **state)
     assert_int_equal(rdt_switch(&d, 0, 0, 4, &e), 0);
     for (uint64_t i = 0; i < 500; i++)
         mach_access(&M, &M.cpu[0], HIER_LOAD, mach_phys_base(0, 0) | (0x100000 + i * 64));
-    uint64_t b = 0;
+    /* intel-xeon's L3 is a victim L3 and its L2 streamer prefetches ahead
+     * into the L3: the 500 lines fill the L2, the L3 holds the lines
+     * prefetched into it (474), and memory was read for the 500 and the
+     * lines prefetched past the last (512 in all). These counts are the
+     * prefetcher's; what is checked exactly is that the driver reads the
+     * machine's ground truth (64-byte lines, 64-byte counter units). */
+    uint64_t b = 0, lines = mach_occupancy(&M, PLAT_L3, 0, 4);
+    assert_true(lines > 0 && lines <= 500);
     assert_int_equal(rdt_mon_read(&d, 0, RDT_EVT_OCCUPANCY, 4, &b, &e), 0);
-    assert_int_equal(b, 500 * 64);
+    assert_int_equal(b, lines * 64);
+    uint64_t units = mach_bytes(&M, 0, 4, MACH_CTR_TOTAL);
+    assert_true(units >= 500);
     assert_int_equal(rdt_mon_read(&d, 0, RDT_EVT_TOTAL, 4, &b, &e), 0);
-    assert_int_equal(b, 500 * 64);
+    assert_int_equal(b, units * 64);
     assert_int_equal(rdt_mon_read(&d, 1, RDT_EVT_OCCUPANCY, 4, &b, &e), 0);
     assert_int_equal(b, 0); /* the other socket's L3 */
     assert_int_equal(rdt_mon_read(&d, 0, 9, 4, &b, &e), -QOSIM_EINVAL);
