@@ -4,7 +4,7 @@
 # scenario with a sampling interval of 250 us, 333 us or 1 ms, with or
 # without a settling time, with or without --json and --csv, gives every
 # task and I/O agent the same whole-run totals (instructions, cycles,
-# references and misses per level, memory bytes, DMA lines), with the QoS
+# references and misses per level, memory bytes, prefetches, DMA lines), with the QoS
 # driver's monitor reads and polls running or not; and a phase's settings
 # still act at its time.
 . "$(dirname "$0")/lib.sh"
@@ -19,7 +19,7 @@ totals() {
     /"intervals": \[/ { on = 1; next }
     !on { next }
     /"(task|agent)": "/ { n = $0; sub(/.*": "/, "", n); sub(/".*/, "", n); g = ""; next }
-    /"(references|misses|monitor)": \{/ { g = $1; gsub(/[":]/, "", g); g = g "."; next }
+    /"(references|misses|monitor|prefetch)": \{/ { g = $1; gsub(/[":]/, "", g); g = g "."; next }
     /^ *\},?$/ { g = ""; next }
     /^ *"[A-Za-z0-9_]+": -?[0-9]/ {
         k = $1; gsub(/[":]/, "", k); v = $2; sub(/,$/, "", v)
@@ -64,7 +64,7 @@ sed -e 's/^duration: .*/duration: 3ms/' -e 's/^settle: .*/settle: 500us/' \
     "$TOP/examples/noisy-neighbour.yaml" >"$TMP/nn.yaml"
 runs nn "$TMP/nn.yaml"
 v=$(field "$TMP/nn-250us.tot" victim instructions)
-claim "nn: the victim ran ($v instructions > 500000)" [ "${v:-0}" -gt 500000 ]
+claim "nn: the victim ran ($v instructions > 300000)" [ "${v:-0}" -gt 300000 ]
 
 # No settling time: the phase rows start at the phases, the run is the same.
 sed 's/^settle: .*/settle: 0/' "$TMP/nn-1ms.yaml" >"$TMP/nn-nosettle.yaml"
@@ -95,15 +95,23 @@ claim "nn: --json, --csv and --plot change nothing in the table" \
 claim "nn: ... and the plot was drawn" [ -s "$TMP/x.svg" ]
 claim "nn: the table has the victim's phases" grep -q victim "$TMP/nn-table"
 
-# A phase acts at its time: the streams are throttled (MBA delay 90) from
-# 2 ms on, in the row that starts there, to 10% of their core's 13.2 GB/s
-# link (330,000 bytes in 250 us), and not before.
+# A phase acts at its time: stream1 alone (six streams queue at intel-xeon's
+# two channels, where MBA's request delay, latency and not occupancy, hides
+# behind the queue: docs/mechanisms.md, "Bandwidth limiters") is throttled
+# at MB 10% (delay 90) from 2 ms on, in the row that starts there already at
+# the rate of the phase's last row, to less than half of what it read (a
+# lone streaming core keeps about 30% at delay 90 on real parts, issue 23),
+# and not before: the row before reads what the row before it did.
 bw() { awk -F, -v t="$2" -v t0="$3" '$4 == t && $1 + 0 == t0 { print $15 }' "$1"; }
-"$QOSIM" run "$TMP/nn-250us.yaml" --quiet --csv "$TMP/nn-250us.csv"
-b1=$(bw "$TMP/nn-250us.csv" stream1 0.00175) b2=$(bw "$TMP/nn-250us.csv" stream1 0.002)
-claim "nn: the throttle acts in the row from 2 ms on ($b2 bytes, 330000 within 5%)" \
-    near "$b2" 330000 0.05
-claim "nn: and not in the row before ($b1 bytes > 1.3 x 330000)" ge "$b1" 330000 1.3
+"$QOSIM" run "$TMP/nn-250us.yaml" --quiet --only stream1 --csv "$TMP/nn-250us.csv"
+b0=$(bw "$TMP/nn-250us.csv" stream1 0.0015) b1=$(bw "$TMP/nn-250us.csv" stream1 0.00175)
+b2=$(bw "$TMP/nn-250us.csv" stream1 0.002) b3=$(bw "$TMP/nn-250us.csv" stream1 0.00275)
+claim "nn: the throttle acts in the row from 2 ms on ($b2 bytes, < 0.5 x $b1 before)" \
+    ge "$b1" "$b2" 2
+claim "nn: ... fully from its start ($b2 bytes, the phase's last row's $b3 within 2%)" \
+    near "$b2" "$b3" 0.02
+claim "nn: and not in the row before ($b1 bytes, the row before's $b0 within 2%)" \
+    near "$b1" "$b0" 0.02
 
 # ---- an I/O agent and a QoS section -----------------------------------------
 # examples/ddio-leak.yaml, shortened, with a stream beside the task: the
