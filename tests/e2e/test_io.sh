@@ -22,7 +22,8 @@ DMA_BYTES=200000000
 # ---- (a) the task's partition overlaps DDIO's ways ---------------------------
 expect "overlap runs" 0 "$QOSIM" run "$EX/ddio-leak.yaml" --csv "$TMP/a.csv" --json "$TMP/a.json"
 cp "$TMP/out" "$TMP/a"
-expect "the task alone runs" 0 "$QOSIM" run "$EX/ddio-leak.yaml" --only kvs --csv "$TMP/alone.csv"
+expect "the task alone runs" 0 "$QOSIM" run "$EX/ddio-leak.yaml" --only kvs --csv "$TMP/alone.csv" \
+    --json "$TMP/alone.json"
 cp "$TMP/out" "$TMP/alone"
 # ---- (b) no core class uses DDIO's ways --------------------------------------
 sed 's/L3: 0x780/L3: 0x078/' "$EX/ddio-leak.yaml" >"$TMP/apart.yaml"
@@ -32,19 +33,37 @@ cp "$TMP/out" "$TMP/b"
 ma=$(col "$TMP/a" start kvs 2) mb=$(col "$TMP/b" start kvs 2) m0=$(col "$TMP/alone" start kvs 2)
 # Alone, 3 MiB in 4 ways (4 MiB) fit: after the settling time nothing misses.
 same "alone: kvs's working set fits its partition (LLC MPKI $m0)" "$m0" "0.00"
-# Overlapping, every DMA fill may evict one of kvs's lines in ways 9-10.
-claim "overlap: kvs's LLC MPKI $ma >= 40 above alone's $m0" ge "$ma" 40 1
+# Overlapping, a DMA fill may evict one of kvs's lines in ways 9-10. With
+# intel-xeon's adaptive QLRU L3 (kvs's lines, hit again, stay young while
+# the NIC's fills age out first), a victim L3 that kvs's lines enter only
+# when its L2 evicts them, and prefetchers, the leak is gradual: measured
+# MPKI 1.09 (80.67 with the inclusive LRU L3), 89,761 L3 misses over the
+# run where alone has 24,594.
+claim "overlap: kvs's LLC MPKI $ma >= 0.5 above alone's $m0" ge "$ma" 0.5 1
+claim "overlap: kvs's L3 misses over the run, $(csum "$TMP/a.csv" kvs 11), >= 2 x alone's" \
+    ge "$(csum "$TMP/a.csv" kvs 11)" "$(csum "$TMP/alone.csv" kvs 11)" 2
 # Apart, the NIC's fills replace only lines in ways 9-10, where kvs never
 # fills, and hits are unrestricted: kvs's L3 holds what it holds alone, so
 # its misses are the same ones. Measured: MPKI 0.00 in both, the same
-# 49,216 misses over the whole run (its 3 MiB's 49,152 lines and its 4 KiB
-# of code's 64, each once). The tolerance is none: any eviction by the NIC
-# would show as a miss alone does not have.
+# 24,594 demand misses over the whole run. The tolerance is none: any
+# eviction by the NIC would show as a miss alone does not have.
 same "apart: kvs's LLC MPKI $mb is the alone level $m0" "$mb" "$m0"
 same "apart: kvs's L3 misses over the run equal alone's" "$(csum "$TMP/b.csv" kvs 11)" \
     "$(csum "$TMP/alone.csv" kvs 11)"
-same "alone: those are its data and code lines, once each" "$(csum "$TMP/alone.csv" kvs 11)" \
-    $(((3 * 1048576 + 4096) / 64))
+# Those misses and the prefetchers' reads are all memory read: its 3 MiB's
+# 49,152 lines and its 4 KiB of code's 64, each once. The prefetchers
+# (adjacent line, streamer) fetch about half of them ahead of the demand
+# and run past the ends of its two regions: measured 49,228 lines read,
+# 24,594 demand misses and 24,634 prefetched; 0.1% (49 lines) allows for
+# the overrun, where reading its lines twice would double the figure.
+rd0=$(csum "$TMP/alone.csv" kvs 15) lines=$(((3 * 1048576 + 4096) / 64))
+pf0=$(awk '/"task": "kvs"/ { k = 1 } /"(task|agent)": "nic"/ { k = 0 }
+    k && /"prefetch": \{/ { p = 1 } p && /"mem_read_bytes"/ { v = $2; sub(/,/, "", v); s += v; p = 0 }
+    END { printf "%d", s }' "$TMP/alone.json")
+same "alone: its memory reads are its demand misses and its prefetches" "$rd0" \
+    "$(($(csum "$TMP/alone.csv" kvs 11) * 64 + pf0))"
+claim "alone: those are its data and code lines, once each ($((rd0 / 64)) lines, $lines within 0.1% above)" \
+    [ "$(awk -v r="$rd0" -v l="$lines" 'BEGIN { print (r >= l * 64 && r <= l * 64 * 1.001) }')" = 1 ]
 # Its IPC moves only by the NIC's writebacks sharing the memory channels:
 # measured 0.469 in both; 2% allows for the queueing.
 ia=$(col "$TMP/b" start kvs 1) i0=$(col "$TMP/alone" start kvs 1)
@@ -61,10 +80,20 @@ done
 same "apart: the NIC fills its io ways exactly" "$(cmin "$TMP/b.csv" nic 13 0.001)" "$IO_WAYS_BYTES"
 same "apart: occupancy by tag is the NIC's own lines" "$(csum "$TMP/b.csv" nic 13)" \
     "$(csum "$TMP/b.csv" nic 12)"
-# Every line it wrote was written back once evicted: what is still cached
-# at the end (its io ways' lines) is what it wrote and memory did not get.
+# Every line it filled (an L3 miss of the agent) was written back once
+# evicted: what is still cached at the end (its io ways' lines) is what it
+# filled and memory did not get. A line still cached when the ring comes
+# round is updated in place (a hit) and written back once: the 8 slices'
+# hash spreads the ring's lines unevenly over the sets, so some outlive a
+# round (on the unsliced LRU L3 none did, and memory got every line
+# written). Measured 342,183 hits of 3,125,000 lines (10.9%); at most a
+# quarter can hit, the io ways holding 2 MiB of the 8 MiB written since.
 wr=$(csum "$TMP/b.csv" nic 16) held=$(awk -F, '$4 == "nic" { v = $12 } END { print v }' "$TMP/b.csv")
-same "apart: memory got every line the NIC wrote but the ones it holds" "$((wr + held))" "$DMA_BYTES"
+fills=$(csum "$TMP/b.csv" nic 11)
+same "apart: memory got every line the NIC filled but the ones it holds" "$((wr + held))" \
+    "$((fills * 64))"
+claim "apart: the NIC's hits in place, $((DMA_BYTES / 64 - fills)) lines, are at most a quarter" \
+    ge "$((DMA_BYTES / 64 / 4))" "$((DMA_BYTES / 64 - fills))" 1
 has "the table has the agent's section" "$TMP/a" '^phase +I/O agent +DMA GB/s'
 has "the table: the NIC's 10 GB/s" "$TMP/a" '^start +nic +10\.00 '
 
