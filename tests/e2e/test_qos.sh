@@ -77,16 +77,29 @@ for x in s1:1.00 s2:2.50; do
 done
 free=$(col "$TMP/limit" start s3 4)
 claim "L3BE: the unlimited stream shows the demand exceeds both limits ($free GB/s)" ge "$free" 2.5 1.5
+# intel-xeon's MBA is the request model (docs/mechanisms.md, "Bandwidth
+# limiters"): each request leaving L2 waits its class's delay, latency and
+# not occupancy, so the group's bandwidth (the two streams share the memory
+# unevenly while memory limits them: their sum is what MBA throttles) never
+# rises as the throttle tightens, delays below about 70 barely throttle it,
+# and MB 10% (delay 90) still leaves about 30% (issue 23's real parts), not
+# the link model's 10%.
 table mba "$Q/mba-xeon.yaml"
+grp() { awk -v a="$(col "$1" "$2" s1 4)" -v b="$(col "$1" "$2" s2 4)" 'BEGIN { print a + b }'; }
 prev=1e9
 for p in 100 40 30 20 10; do
-    got=$(col "$TMP/mba" "mb$p" s1 4)
-    claim "MBA $p%: $got GB/s, less than at the step before ($prev)" ge "$prev" "$got" 1.02
-    # A throttled link carries p% of 6 bytes a cycle at 2.2 GHz.
-    [ $p -lt 100 ] && claim "MBA $p%: $got GB/s within 2% of $p% of 13.2 GB/s" near "$got" \
-        "$(awk -v p=$p 'BEGIN { print 13.2 * p / 100 }')" 0.02
+    got=$(grp "$TMP/mba" "mb$p")
+    claim "MBA $p%: the group reads $got GB/s, no more than at the step before ($prev)" \
+        ge "$prev" "$got" 0.98
     prev=$got
 done
+full=$(grp "$TMP/mba" mb100) mb40=$(grp "$TMP/mba" mb40) mb10=$(grp "$TMP/mba" mb10)
+a10=$(col "$TMP/mba" mb10 s1 4) b10=$(col "$TMP/mba" mb10 s2 4)
+claim "MBA 40% (delay 60) barely throttles: $mb40 GB/s >= 90% of $full" ge "$mb40" "$full" 0.90
+claim "MBA 10% (delay 90) throttles: $mb10 GB/s <= 45% of $full" ge "$full" "$mb10" 2.2222
+claim "MBA 10% still leaves about 30%, not 10%: $mb10 GB/s >= 20% of $full" ge "$mb10" "$full" 0.20
+claim "MBA 10%: the group's two streams, each delayed alike, read alike ($a10 vs $b10 GB/s, within 5%)" \
+    near "$a10" "$b10" 0.05
 
 # ---- the register path is the same mechanism as the direct one ---------------
 # examples/rdt-noisy-neighbour.yaml programs through the driver what
@@ -181,10 +194,14 @@ has "message: no qos group" "$TMP/err" "phases\\[0\\].qos\\[0\\].group: no qos g
 # ---- MBA on the threads of one core -----------------------------------------
 # intel-xeon's CPUs 0 and 1 are one core: without per-thread controls (MBA
 # 1.0) its threads share one throttle at the larger delay (Linux's
-# thread_throttle_mode "max"), so a group at MB 100 beside one at MB 10
-# reads what the core's 10% of its 13.2 GB/s link leaves it; with
-# per_thread (MBA 3.0) each thread has its own throttle. On two cores the
-# groups are apart whatever the mode.
+# thread_throttle_mode "max"), so a group at MB 100 beside one at MB 10 is
+# held to the MB 10 one's pace; with per_thread (MBA 3.0) each thread has its
+# own throttle. On two cores the groups are apart whatever the mode. With
+# the request model (docs/mechanisms.md, "Bandwidth limiters") MB 10 leaves a
+# lone streaming core about 30% of what it reads unthrottled (issue 23), and
+# SMT siblings share the core's misses in flight, so a thread beside a
+# throttled sibling reads less than on a core of its own: the per-thread
+# claims compare with the "max" mode, where the same thread is throttled.
 cat >"$TMP/mba-core.yaml" <<'EOF'
 platform: intel-xeon
 duration: 2ms
@@ -205,15 +222,18 @@ table mba-thread "$TMP/mba-thread.yaml"
 table mba-apart "$TMP/mba-apart.yaml"
 s1=$(col "$TMP/mba-core" start slow 4) f1=$(col "$TMP/mba-core" start fast 4)
 s2=$(col "$TMP/mba-thread" start slow 4) f2=$(col "$TMP/mba-thread" start fast 4)
-f3=$(col "$TMP/mba-apart" start fast 4)
-claim "MBA, one core: the threads share the 10% throttle ($s1 + $f1 GB/s = 1.32 within 5%)" \
-    near "$(awk -v a="$s1" -v b="$f1" 'BEGIN { print a + b }')" 1.32 0.05
+s3=$(col "$TMP/mba-apart" start slow 4) f3=$(col "$TMP/mba-apart" start fast 4)
+claim "MBA, two cores: MB 10 leaves a stream about 30% ($s3 GB/s, 20% to 45% of $f3 unthrottled)" \
+    [ "$(awk -v s="$s3" -v f="$f3" 'BEGIN { print (s >= 0.2 * f && s <= 0.45 * f) }')" = 1 ]
 claim "MBA, one core: the MB 100 thread is held to the MB 10 one's pace ($f1 vs $s1 GB/s, within 10%)" \
     near "$f1" "$s1" 0.10
-claim "MBA per thread: the MB 10 thread gets its 10% ($s2 GB/s, 1.32 within 5%)" near "$s2" 1.32 0.05
-claim "MBA per thread: the MB 100 thread is not held back ($f2 >= 3 x $s2 GB/s)" ge "$f2" "$s2" 3
-claim "MBA per thread: it reads about what it reads on a core of its own ($f2 vs $f3 GB/s, within 10%)" \
-    near "$f2" "$f3" 0.10
+claim "MBA, one core: ... less than half of what it reads on a core of its own ($f1 vs $f3 GB/s)" \
+    ge "$f3" "$f1" 2
+claim "MBA per thread: the MB 10 thread gets what its delay gives, as in max mode ($s2 vs $s1 GB/s, within 10%)" \
+    near "$s2" "$s1" 0.10
+claim "MBA per thread: the MB 100 thread is not held back ($f2 >= 2 x $s2 GB/s)" ge "$f2" "$s2" 2
+claim "MBA per thread: it reads at least twice what the max mode leaves it ($f2 vs $f1 GB/s)" \
+    ge "$f2" "$f1" 2
 
 # ---- RISC-V CBQRI through the driver -----------------------------------------
 # Capacity isolation through cc_block_mask, as for x86 above, and counters
