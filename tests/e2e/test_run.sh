@@ -22,9 +22,21 @@ if ge "$p2" "$p1" 1.5; then ok "partitioning: victim IPC $p2 >= 1.5 x $p1"; else
     notok "partitioning: victim IPC $p2 >= 1.5 x $p1"; fi
 if near "$p3" "$a3" 0.10; then ok "partitioning + MBA: victim IPC $p3 within 10% of alone $a3"; else
     notok "partitioning + MBA: victim IPC $p3 within 10% of alone $a3"; fi
+# intel-xeon's MBA delays each request leaving L2 (docs/mechanisms.md,
+# "Bandwidth limiters": latency, not occupancy). Six streams saturating two
+# channels wait in the memory's queue far longer than the delay, so the
+# throttle barely moves their rate (measured IPC 0.245 -> 0.242) but never
+# raises it; one stream alone, limited by its own misses in flight, is cut to
+# less than half at MB 10% (delay 90; about 30% on real parts, issue 23;
+# measured 1.072 -> 0.313).
 s2=$(ipc "$TMP/full" partitioned stream1) s3=$(ipc "$TMP/full" limited stream1)
-if ge "$s2" "$s3" 1.3; then ok "MBA throttle slows the aggressor ($s2 -> $s3)"; else
-    notok "MBA throttle slows the aggressor ($s2 -> $s3)"; fi
+if ge "$s2" "$s3" 0.98; then ok "MBA throttle never speeds the aggressors up ($s2 -> $s3)"; else
+    notok "MBA throttle never speeds the aggressors up ($s2 -> $s3)"; fi
+expect "one aggressor alone runs" 0 "$QOSIM" run "$EX/noisy-neighbour.yaml" --only stream1
+cp "$TMP/out" "$TMP/one"
+s2=$(ipc "$TMP/one" partitioned stream1) s3=$(ipc "$TMP/one" limited stream1)
+if ge "$s2" "$s3" 2; then ok "MBA throttle slows a lone aggressor ($s2 -> $s3, < 1/2)"; else
+    notok "MBA throttle slows a lone aggressor ($s2 -> $s3, < 1/2)"; fi
 same "csv: one row per task per interval plus a header" "$(wc -l <"$TMP/nn.csv")" "841"
 has "csv header" "$TMP/nn.csv" '^t0,t1,phase,task,instructions,cycles,ipc,'
 has "json names the platform" "$TMP/nn.json" '"platform": "intel-xeon"'
