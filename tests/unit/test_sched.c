@@ -274,8 +274,13 @@ static void test_phase_acts_at_its_time(void **state)
      * (the phase's hard stop) or up to a quantum (0.5 us) later. */
     assert_near(rows[0][3].instr, rows[1][3].instr, 0.01);
     assert_true(rows[0][3].instr <= rows[1][3].instr);
-    for (unsigned k = 4; k < 8; k++) /* [1 ms, 2 ms): throttled to well under half */
-        assert_true(rows[0][k].rd_bytes * 2 < rows[1][k].rd_bytes);
+    /* [1 ms, 2 ms): throttled. MBA's request delay at 90 (intel-xeon's
+     * request model) leaves this prefetching stream about three quarters
+     * of what it reads without the phase, the queue at memory that the NIC
+     * and the other stream share taking part of the delay; at least a
+     * tenth less. */
+    for (unsigned k = 4; k < 8; k++)
+        assert_true(rows[0][k].rd_bytes * 10 < rows[1][k].rd_bytes * 9);
 }
 
 int main(void)

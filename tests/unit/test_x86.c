@@ -1648,10 +1648,11 @@ static void test_console_sets(void **state)
     fclose(out);
 }
 
-#define XEON(t) cmocka_unit_test_setup_teardown(t, setup_xeon, teardown)
-#define ATOM(t) cmocka_unit_test_setup_teardown(t, setup_atom, teardown)
-#define EPYC(t) cmocka_unit_test_setup_teardown(t, setup_epyc, teardown)
-#define NONE(t) cmocka_unit_test_setup_teardown(t, setup_none, teardown)
+#define XEON(t)       cmocka_unit_test_setup_teardown(t, setup_xeon, teardown)
+#define XEON_PLAIN(t) cmocka_unit_test_setup_teardown(t, setup_xeon_plain, teardown)
+#define ATOM(t)       cmocka_unit_test_setup_teardown(t, setup_atom, teardown)
+#define EPYC(t)       cmocka_unit_test_setup_teardown(t, setup_epyc, teardown)
+#define NONE(t)       cmocka_unit_test_setup_teardown(t, setup_none, teardown)
 
 int main(void)
 {
@@ -1681,8 +1682,8 @@ int main(void)
         EPYC(test_evtsel_scope_amd),
         XEON(test_qm_ctr_write_gp),
         XEON(test_qm_ctr_error_event),
-        XEON(test_qm_ctr_occupancy_intel),
-        XEON(test_qm_ctr_mbm_intel),
+        XEON_PLAIN(test_qm_ctr_occupancy_intel),
+        XEON_PLAIN(test_qm_ctr_mbm_intel),
         NONE(test_qm_ctr_wrap),
         NONE(test_qm_ctr_scale),
         EPYC(test_amd_u_bit),

@@ -73,6 +73,27 @@ static inline int setup_xeon(void **state)
     return 0;
 }
 
+/* intel-xeon with the caches of before issue 23's measured effects: LRU,
+ * an L3 that every fill passes (not a victim cache), one slice, no
+ * prefetchers. For register tests that count lines one by one and so need
+ * each load to leave exactly one line in the L3 and nothing more. */
+static inline int setup_xeon_plain(void **state)
+{
+    (void)state;
+    unboot();
+    struct plat p;
+    struct err e = {0};
+    if (plat_load(&p, "intel-xeon", &e))
+        fail_msg("plat_load(intel-xeon): %s", e.msg);
+    for (int l = 0; l < PLAT_NLEVEL; l++)
+        p.cache[l].repl = &repl_lru;
+    p.cache[PLAT_L3].victim = 0;
+    p.cache[PLAT_L3].geom.slices = 0;
+    p.core.pf.present = 0;
+    boot_plat(&p);
+    return 0;
+}
+
 static inline int setup_atom(void **state)
 {
     (void)state;
