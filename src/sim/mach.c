@@ -1146,9 +1146,14 @@ uint64_t mach_miss(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t b
  * load_l3_layout, says whose description each follows) ---- */
 
 /* An L2 eviction, clean or dirty, enters the L3 under the mask of the
- * evicting core's current class, keeping the tag it was filled with; where
- * that class may not allocate, dirty data goes to memory. A line the L3
- * still holds (kept on the hit that brought it up) takes the dirt. */
+ * class of the request that filled it (its owner's), keeping the tag it
+ * was filled with; where that class may not allocate, dirty data goes to
+ * memory. Project choice: Intel does not say whose COS an L2 victim's L3
+ * fill uses; the owner's keeps CAT's promise that a class's lines stay in
+ * its ways (what Linux's resctrl tests check on these parts) even when the
+ * eviction happens while another task, of another class, runs on the
+ * core. A line the L3 still holds (kept on the hit that brought it up)
+ * takes the dirt. */
 static void l3_victim_in(struct mach *m, struct mach_cpu *p, const struct cache_victim *v)
 {
     struct mach_cache *x = p->l3;
@@ -1159,7 +1164,7 @@ static void l3_victim_in(struct mach *m, struct mach_cpu *p, const struct cache_
     }
     const struct mach_owner *o = &m->owners[v->owner];
     unsigned conf = m->nsub > 1 ? o->sub / 2 : 0, t = m->nsub > 1 ? o->sub % 2 : MACH_DATA;
-    uint64_t mask = p->m3[conf][t];
+    uint64_t mask = class_masks(x, conf, o->cls)[t];
     if (!(mask & x->c.all_ways)) {
         if (v->flags & CACHE_F_DIRTY)
             mem_writeback(m, p, v->tag, v->owner, MACH_TR_VICTIM);

@@ -331,6 +331,32 @@ static void test_victim_mask(void **state)
     mach_free(&M);
 }
 
+/* An L2 victim enters the L3 under the mask of the class that filled it,
+ * not of the class the core runs when it is evicted (mach.c, l3_victim_in):
+ * class 1's lines stay in its two ways while class 3, which may fill every
+ * way, pushes them out of the L2. */
+static void test_victim_mask_filler(void **state)
+{
+    (void)state;
+    build("victim", "");
+    mach_set_mask(&M, PLAT_L3, 0, 1, MACH_DATA, 0x3);
+    for (uint64_t i = 0; i < 512; i++)
+        touch(0, HIER_LOAD, addr(0, i));
+    /* The same CPU, now class 3 and tag 3: 96 lines push the 64 of class 1
+     * that the L2 holds out of it, and 32 of their own into the L3's empty
+     * ways. */
+    mach_set_assoc(&M, 0, 0, 3, 3);
+    for (uint64_t i = 512; i < 512 + 96; i++)
+        touch(0, HIER_LOAD, addr(0, i));
+    uint64_t ways = 0, n = lines_of_tag(1, &ways);
+    assert_true(n > 0);
+    assert_int_equal(ways, 0x3);
+    ways = 0;
+    assert_true(lines_of_tag(3, &ways) > 0);
+    assert_true((ways & ~0x3ull) != 0); /* class 3's own lines use the other ways */
+    mach_free(&M);
+}
+
 /* Occupancy equals the lines held per tag, tags sum to the valid lines,
  * and every byte read from memory is counted, through a random run with
  * both CPUs, stores, re-tagging and re-partitioning. */
@@ -418,11 +444,12 @@ static void test_cat_curve_skx(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_slice_maurice),       cmocka_unit_test(test_slice_mix_even),
-        cmocka_unit_test(test_sliced_cache),        cmocka_unit_test(test_profile_keys),
-        cmocka_unit_test(test_profile_keys_l2),     cmocka_unit_test(test_victim_fill_path),
-        cmocka_unit_test(test_victim_dirty),        cmocka_unit_test(test_victim_mask),
-        cmocka_unit_test(test_victim_counts_exact), cmocka_unit_test(test_cat_curve_skx),
+        cmocka_unit_test(test_slice_maurice),      cmocka_unit_test(test_slice_mix_even),
+        cmocka_unit_test(test_sliced_cache),       cmocka_unit_test(test_profile_keys),
+        cmocka_unit_test(test_profile_keys_l2),    cmocka_unit_test(test_victim_fill_path),
+        cmocka_unit_test(test_victim_dirty),       cmocka_unit_test(test_victim_mask),
+        cmocka_unit_test(test_victim_mask_filler), cmocka_unit_test(test_victim_counts_exact),
+        cmocka_unit_test(test_cat_curve_skx),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -297,10 +297,10 @@ static int load_io_ways(struct plat_cache *pc, struct conf *c, struct conf_node 
  * sends to a core unless the line looks shared (AMD, Software Optimization
  * Guide for AMD Family 17h Processors, pub. 55723, its L3 cache section).
  * Both: an L2 eviction, clean or dirty, is inserted into the L3 under the
- * mask of the evicting core's current class (CAT's masks act on the
- * requests of the core whose COS they belong to; an L3 fill from an L2
- * eviction is that core's request), keeping the monitoring tag of the
- * request that first filled it. On an L3 hit, victim keeps the line in the
+ * mask of the class of the request that filled it (project choice: whose
+ * COS such a fill uses is not published; the filling request's keeps a
+ * class's lines in its ways whichever task evicts them), keeping the
+ * monitoring tag of that request. On an L3 hit, victim keeps the line in the
  * L3 (project choice: which lines Intel's heuristics keep is not
  * published; keeping them is the inclusive-like side), exclusive moves it
  * to the L2 (project choice: the sharing heuristic is not modelled; lines
