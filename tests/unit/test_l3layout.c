@@ -178,6 +178,7 @@ static void test_sliced_cache(void **state)
     }
     assert_int_equal(in[0], 8);
     assert_int_equal(in[1], 8);
+    cache_free(&c); /* cache_init starts from nothing: free before the next */
     /* Geometry: each slice must be a cache of its own. */
     g.slices = 3;
     assert_int_equal(cache_init(&c, "L3", &g, repl_find("lru"), &e), -QOSIM_EGEOM);
