@@ -35,7 +35,7 @@ endef
 $(eval $(call vm_plugin,build/pic,$(VM)/qosim-vm.so,))
 $(eval $(call vm_plugin,build/pic-san,$(VM)/san/qosim-vm.so,$(VM_SANFLAGS)))
 
-$(VM)/qemu-system-x86_64: qemu/build-qemu qemu/patches/series $(wildcard qemu/patches/*.patch)
+$(VM)/qemu-system-x86_64: qemu/build-qemu qemu/devices.mak qemu/patches/series $(wildcard qemu/patches/*.patch)
 	qemu/build-qemu $(VM)
 	@touch $@
 

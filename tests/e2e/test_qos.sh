@@ -51,7 +51,7 @@ claim "L2 CDP: L2 MPKI $mpki is the stream's 250 within 1%" near "$mpki" 250 0.0
 # ---- CMT and MBM equal ground truth, across many counter wraps ---------------
 "$QOSIM" profiles show intel-xeon | sed 's/^\(    scale:\) *64.*/\1 1/' >"$TMP/xeon-bytes.yaml"
 cp "$Q/mbm-xeon.yaml" "$TMP/"
-expect "mbm-xeon runs (100 ms)" 0 "$QOSIM" run "$TMP/mbm-xeon.yaml" --csv "$TMP/mbm.csv" \
+expect "mbm-xeon runs (30 ms)" 0 "$QOSIM" run "$TMP/mbm-xeon.yaml" --csv "$TMP/mbm.csv" \
     --json "$TMP/mbm.json"
 has "csv has the monitoring columns" "$TMP/mbm.csv" ',rmid,mon_occupancy_bytes,mon_total_bytes,'
 has "json rows carry what software read" "$TMP/mbm.json" '"rmid": 1,'

@@ -60,6 +60,11 @@ if $V --print-cmd >/dev/null 2>&1; then
         "-cpu max,vendor=AuthenticAMD,family=25,model=1,stepping=1,level=16,xlevel=0x80000020,"
     has "amd-epyc: one TCG thread enters the model" "$TMP/out" "-accel tcg,thread=single"
     has "amd-epyc: the plugin gets the profile and the default pace" "$TMP/out" "qosim-vm.so,profile=amd-epyc,pace=10"
+    has "amd-epyc: the kernel skips its crypto self-tests, the W+X walks and the mitigations" \
+        "$TMP/out" "-append console=ttyS0 panic=-1 cryptomgr.notests rodata=off mitigations=off -plugin"
+    expect "--append" 0 $V --platform amd-epyc --append "mitigations=auto foo=1" --print-cmd
+    has "... comes last, so that it can turn one back on" "$TMP/out" \
+        " rodata=off mitigations=off mitigations=auto foo=1 -plugin"
     expect "intel-xeon --cpus 16" 0 $V --cpus 16 --print-cmd
     has "intel-xeon: 16 vCPUs of 32, 8 L2 modules a die" "$TMP/out" \
         "-smp cpus=16,maxcpus=32,sockets=2,dies=1,cores=8,threads=2 "

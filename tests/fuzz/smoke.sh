@@ -1,7 +1,7 @@
 #!/bin/bash
 # Fuzz smoke test: runs each libFuzzer harness built by `make fuzz` over a
 # scratch copy of its seed corpus for a short time (FUZZ_TIME seconds each,
-# 15 by default; JOBS harnesses at once, default the processors), prints
+# 5 by default; JOBS harnesses at once, default the processors), prints
 # "fuzz_X: ok" or what went wrong, one line per harness, and writes "PASSED
 # FAILED" (counts of harnesses) to build/results/fuzz (or $FUZZ_RESULTS). A
 # harness that is not built counts as failed. A crash input is kept under
@@ -11,7 +11,7 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
-time=${FUZZ_TIME:-15}
+time=${FUZZ_TIME:-5}
 results=${FUZZ_RESULTS:-build/results/fuzz}
 harnesses=${*:-lackey champsim din qtr champsim_rt geom config regs cbqri}
 mkdir -p build/results
