@@ -1463,7 +1463,8 @@ static uint64_t pf_below(struct mach *m, struct mach_cpu *p, uint64_t block, uns
     unsigned bc = egress(m, p, conf, t, now + lat, &wait);
     if (p->l3) {
         lat = p->l3->lat + wait;
-        if (cache_find(&p->l3->c, block) >= 0)
+        /* A prefetch into L3 was looked up there already (pf_issue). */
+        if (!into_l3 && cache_find(&p->l3->c, block) >= 0)
             return pf_found(p, p->l3, block, lat);
         /* A victim L3 takes only what is prefetched into it: a prefetch
          * into L2 fills the L2 alone, as memory's fills do. */
