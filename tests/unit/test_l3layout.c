@@ -311,15 +311,22 @@ static void test_victim_dirty(void **state)
     }
 }
 
-/* The evicting core's class's mask places L2 victims; a class that may not
- * allocate in the L3 sends dirty victims to memory and drops clean ones. */
-static void test_victim_mask(void **state)
+/* A victim L3 with class 1 (CPU 0's, tag 1) held to ways 0x3, after CPU 0
+ * read 512 lines: its L2 victims filled those two ways. */
+static void build_class1_two_ways(void)
 {
-    (void)state;
     build("victim", "");
     mach_set_mask(&M, PLAT_L3, 0, 1, MACH_DATA, 0x3);
     for (uint64_t i = 0; i < 512; i++)
         touch(0, HIER_LOAD, addr(0, i));
+}
+
+/* The filling class's mask places L2 victims; a class that may not
+ * allocate in the L3 sends dirty victims to memory and drops clean ones. */
+static void test_victim_mask(void **state)
+{
+    (void)state;
+    build_class1_two_ways();
     uint64_t ways = 0;
     assert_int_equal(lines_of_tag(1, &ways), 2 * 32); /* two ways of 32 sets, full */
     assert_int_equal(ways, 0x3);
@@ -339,10 +346,7 @@ static void test_victim_mask(void **state)
 static void test_victim_mask_filler(void **state)
 {
     (void)state;
-    build("victim", "");
-    mach_set_mask(&M, PLAT_L3, 0, 1, MACH_DATA, 0x3);
-    for (uint64_t i = 0; i < 512; i++)
-        touch(0, HIER_LOAD, addr(0, i));
+    build_class1_two_ways();
     /* The same CPU, now class 3 and tag 3: 96 lines push the 64 of class 1
      * that the L2 holds out of it, and 32 of their own into the L3's empty
      * ways. */
