@@ -1,5 +1,5 @@
 /* qosim-guest: the small tools the qosim VM guest's tests need and busybox
- * lacks: MSR access, CPUID, a memory-bandwidth stream (on a NUMA node of
+ * lacks: MSR access (and a fuzzer of it), CPUID, a memory-bandwidth stream (on a NUMA node of
  * one's choice, such as the guest's slow memory) and powering QEMU off
  * with an exit status. Built static so the initramfs needs no libraries for it:
  *   cc -static -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -o qosim-guest qosim-guest.c
@@ -40,11 +40,12 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: %s rdmsr CPU MSR\n"
             "       %s wrmsr CPU MSR VALUE\n"
+            "       %s msrfuzz CPU SEED COUNT LO[-HI][:w]...\n"
             "       %s cpuid LEAF [SUBLEAF]\n"
             "       %s stream [--size BYTES[K|M|G]] [--passes N] [--write] [--node N]\n"
             "              [--move-to TASKS_FILE]...\n"
             "       %s exit STATUS\n",
-            prog, prog, prog, prog, prog);
+            prog, prog, prog, prog, prog, prog);
 }
 
 static _Noreturn void bad_arg(const char *what, const char *arg)
@@ -158,6 +159,111 @@ static int cmd_wrmsr(int argc, char **argv)
     if (n != (ssize_t)sizeof v)
         msr_failed("wrmsr", msr, cpu, n < 0 ? errno : EIO);
     close(fd);
+    return 0;
+}
+
+/* msrfuzz: COUNT writes of random values to MSRs drawn from the ranges
+ * given (LO or LO-HI, inclusive, each range as likely as any other; a ":w" suffix writes only, for
+ * counters whose reads move with time), each followed by a read of the same MSR, on CPU, from a
+ * xorshift64 stream seeded with SEED. One line per write: MSR VALUE ok|gp READ|gp|- after one line
+ * "init MSR VALUE" for each readable MSR as the fuzzing finds it, so that the host can replay the
+ * same writes on the model's own console (qosim regs) and compare every outcome: a hostile guest's
+ * accesses get architectural answers. */
+struct fz_range {
+    uint32_t lo, hi;
+    int wonly;
+};
+
+static uint64_t fz_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Values where register checks live: anything; small numbers; runs of
+ * ones (capacity masks) at the bottom or anywhere; single bits; a small
+ * number in each half (PQR_ASSOC's COS and RMID, ABMC's fields). */
+static uint64_t fz_value(uint64_t *s)
+{
+    uint64_t r = fz_next(s), k = fz_next(s) % 24, at = fz_next(s) % 16;
+    switch (r % 6) {
+    case 0:
+        return fz_next(s);
+    case 1:
+        return fz_next(s) & 0xff;
+    case 2:
+        return (1ull << k) - 1;
+    case 3:
+        return ((1ull << k) - 1) << at;
+    case 4:
+        return 1ull << (fz_next(s) % 64);
+    default:
+        return (fz_next(s) & 0x1f) << 32 | (fz_next(s) & 0xff);
+    }
+}
+
+static int cmd_msrfuzz(int argc, char **argv)
+{
+    if (argc < 5) {
+        usage(stderr);
+        return EXIT_ERR;
+    }
+    unsigned cpu = parse_num("CPU", argv[1], 65535);
+    uint64_t seed = parse_num("SEED", argv[2], UINT64_MAX) | 1;
+    uint64_t count = parse_num("COUNT", argv[3], 100000000);
+    int nr = argc - 4;
+    struct fz_range *r = calloc((size_t)nr, sizeof *r);
+    if (!r)
+        return EXIT_ERR;
+    for (int i = 0; i < nr; i++) {
+        char buf[64], *dash, *colon;
+        snprintf(buf, sizeof buf, "%s", argv[4 + i]);
+        if ((colon = strchr(buf, ':'))) {
+            if (strcmp(colon, ":w"))
+                bad_arg("range", argv[4 + i]);
+            *colon = '\0';
+            r[i].wonly = 1;
+        }
+        if ((dash = strchr(buf, '-')))
+            *dash = '\0';
+        r[i].lo = parse_num("MSR", buf, UINT32_MAX);
+        r[i].hi = dash ? parse_num("MSR", dash + 1, UINT32_MAX) : r[i].lo;
+        if (r[i].hi < r[i].lo)
+            bad_arg("range", argv[4 + i]);
+    }
+    int fd = open_msr(cpu, O_RDWR);
+    /* First the registers as the fuzzing finds them, so that a replay can
+     * start from the same state: "init MSR VALUE" for each readable one. */
+    for (int i = 0; i < nr; i++)
+        for (uint64_t m = r[i].lo; !r[i].wonly && m <= r[i].hi; m++) {
+            uint64_t v;
+            if (pread(fd, &v, sizeof v, (off_t)m) == (ssize_t)sizeof v)
+                printf("init 0x%x 0x%016llx\n", (unsigned)m, (unsigned long long)v);
+        }
+    for (uint64_t n = 0; n < count; n++) {
+        /* A range, then an MSR in it: a one-MSR range is as likely as a
+         * wide one, so narrow ranges of registers that exist are not
+         * drowned by wide ones of those that do not. */
+        int i = (int)(fz_next(&seed) % (uint64_t)nr);
+        uint32_t msr = r[i].lo + (uint32_t)(fz_next(&seed) % ((uint64_t)r[i].hi - r[i].lo + 1));
+        uint64_t v = fz_value(&seed), got;
+        int wok = pwrite(fd, &v, sizeof v, msr) == (ssize_t)sizeof v;
+        if (!wok && errno != EIO)
+            msr_failed("wrmsr", msr, cpu, errno);
+        printf("0x%x 0x%016llx %s ", msr, (unsigned long long)v, wok ? "ok" : "gp");
+        if (r[i].wonly)
+            printf("-\n");
+        else if (pread(fd, &got, sizeof got, msr) == (ssize_t)sizeof got)
+            printf("0x%016llx\n", (unsigned long long)got);
+        else if (errno == EIO)
+            printf("gp\n");
+        else
+            msr_failed("rdmsr", msr, cpu, errno);
+    }
+    close(fd);
+    free(r);
     return 0;
 }
 
@@ -432,6 +538,8 @@ int main(int argc, char **argv)
         return cmd_rdmsr(argc - 1, argv + 1);
     if (!strcmp(cmd, "wrmsr"))
         return cmd_wrmsr(argc - 1, argv + 1);
+    if (!strcmp(cmd, "msrfuzz"))
+        return cmd_msrfuzz(argc - 1, argv + 1);
     if (!strcmp(cmd, "cpuid"))
         return cmd_cpuid(argc - 1, argv + 1);
     if (!strcmp(cmd, "stream"))

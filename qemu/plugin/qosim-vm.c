@@ -32,6 +32,7 @@
 #include "sim/mach.h"
 #include "sim/wl/wl.h"
 #include "util/err.h"
+#include "util/usock.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -40,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -150,18 +151,27 @@ static void pace(void)
  * the next time that thread passes by (con_serve: at every batch of a
  * vCPU, at every QoS MSR access, when a vCPU wakes). A reply is the
  * console's output for the line (none for a blank or comment line), then
- * an empty line. */
+ * an empty line. Only the user who started QEMU is served (usock_accept):
+ * the socket is 0600, but root passes any mode. */
 static struct {
     int fd;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int pending; /* a line waits for the vCPU thread */
-    char line[1024], out[4096];
+    char line[CONSOLE_LINE], out[CONSOLE_REPLY];
+    long r; /* console_read's result for line */
     struct x86_console xk;
     struct lwp_proc proc;
+    dev_t dev; /* the socket file made, removed at exit if still there */
+    ino_t ino;
 } con = {.fd = -1, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
 static void run_all(void);
+
+static void con_interp(void *self, char *line, FILE *out)
+{
+    x86_console_line(self, line, out);
+}
 
 /* A line that sets (x86_console_sets: a wrmsr) acts after everything the
  * guest did so far, so every vCPU's pending batch is simulated first, as
@@ -177,45 +187,43 @@ static void con_serve(void)
         return;
     pthread_mutex_lock(&con.mu);
     if (con.pending) {
-        if (x86_console_sets(con.line))
+        if (con.r > 0 && x86_console_sets(con.line))
             run_all();
-        con.out[0] = '\0'; /* a blank or comment line prints nothing */
-        FILE *f = fmemopen(con.out, sizeof con.out, "w");
-        if (f) {
-            x86_console_line(&con.xk, con.line, f);
-            fclose(f);
-        } else {
-            snprintf(con.out, sizeof con.out, "error: %s\n", strerror(errno));
-        }
+        console_reply(&con.xk.k, con.r, con.line, con.out, sizeof con.out, con_interp, &con.xk);
         __atomic_store_n(&con.pending, 0, __ATOMIC_RELEASE);
         pthread_cond_signal(&con.cv);
     }
     pthread_mutex_unlock(&con.mu);
 }
 
+/* One client at a time, its lines numbered from 1 as its script's are;
+ * each line, whatever bytes it holds, gets one reply (console_read,
+ * console_reply). */
 static void *con_main(void *arg)
 {
     (void)arg;
     for (;;) {
-        int c = accept(con.fd, NULL, NULL);
-        if (c < 0) {
-            if (errno == EINTR || errno == ECONNABORTED)
-                continue;
+        int c = usock_accept(con.fd, stderr);
+        if (c < 0)
             return NULL;
-        }
         FILE *io = fdopen(c, "r+");
         if (!io) {
             close(c);
             continue;
         }
+        pthread_mutex_lock(&con.mu);
+        con.xk.k.line = con.xk.k.errors = 0;
+        pthread_mutex_unlock(&con.mu);
         char buf[sizeof con.line];
-        while (fgets(buf, sizeof buf, io)) {
+        long r;
+        while ((r = console_read(io, buf, sizeof buf)) != 0) {
             pthread_mutex_lock(&con.mu);
             memcpy(con.line, buf, sizeof buf);
+            con.r = r;
             __atomic_store_n(&con.pending, 1, __ATOMIC_RELEASE);
             while (con.pending)
                 pthread_cond_wait(&con.cv, &con.mu);
-            fprintf(io, "%s\n", con.out);
+            fputs(con.out, io);
             pthread_mutex_unlock(&con.mu);
             if (fflush(io))
                 break;
@@ -224,18 +232,37 @@ static void *con_main(void *arg)
     }
 }
 
-static int con_start(const char *path)
+/* The socket is checked for when QEMU loads the plugin, and made when the
+ * guest's first block is translated: QEMU installs its SIGTERM handler only
+ * after its boards and displays, and a socket made before that would
+ * outlive a QEMU stopped in between (the default action runs no exit
+ * callback to remove it). */
+static int con_check(const char *path)
 {
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    if (strlen(path) >= sizeof a.sun_path) {
-        fprintf(stderr, "qosim-vm: console=%s: path too long for a socket\n", path);
+    struct err e;
+    struct stat st;
+    if (usock_folder_safe(path, &e)) {
+        fprintf(stderr, "qosim-vm: console=%s\n", e.msg);
         return -1;
     }
-    strcpy(a.sun_path, path);
-    con.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (con.fd < 0 || bind(con.fd, (struct sockaddr *)&a, sizeof a) || listen(con.fd, 1)) {
-        fprintf(stderr, "qosim-vm: console=%s: %s\n", path, strerror(errno));
+    if (!lstat(path, &st)) {
+        fprintf(stderr, "qosim-vm: console=%s: it exists, and nothing is replaced\n", path);
         return -1;
+    }
+    return 0;
+}
+
+static void con_start(const char *path)
+{
+    struct err e;
+    if ((con.fd = usock_listen(path, &e)) < 0) {
+        fprintf(stderr, "qosim-vm: console=%s\n", e.msg);
+        exit(2);
+    }
+    struct stat st;
+    if (!lstat(path, &st)) {
+        con.dev = st.st_dev;
+        con.ino = st.st_ino;
     }
     lwp_proc_init(&con.proc, &vm.x, 0);
     con.xk.x = &vm.x;
@@ -243,10 +270,9 @@ static int con_start(const char *path)
     pthread_t t;
     if (pthread_create(&t, NULL, con_main, NULL)) {
         fprintf(stderr, "qosim-vm: console=%s: cannot start its thread\n", path);
-        return -1;
+        exit(2);
     }
     pthread_detach(t);
-    return 0;
 }
 
 /* The model's address of a guest-physical one: node 0's are the same
@@ -293,6 +319,8 @@ static void on_mem(unsigned cpu, qemu_plugin_meminfo_t info, uint64_t va, void *
 static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
+    if (vm.console[0] && con.fd < 0)
+        con_start(vm.console);
     size_t n = qemu_plugin_tb_n_insns(tb);
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(tb, i);
@@ -385,14 +413,17 @@ static void on_cpuid(unsigned cpu, uint32_t leaf, uint32_t sub, uint32_t regs[4]
 /* The QoS MSRs: Intel's architectural range from IA32_L3_QOS_CFG to the
  * last MBA throttle, and AMD's QoS range: the bandwidth limits (L3BE
  * 0xC0000200, SMBA 0xC0000280), ABMC and L3_QOS_EXT_CFG (0xC00003FD-FF) and
- * the two BMEC event configurations (0xC0000400-401); and the switches of
+ * BMEC's event configurations, QOS_EVT_CFG_n at 0xC0000400 + n for every n
+ * that EVT_NUM (CPUID 8000_0020h.3 EBX[7:0]) can enumerate, 256 (those the
+ * profile lacks are #GP, as an MSR a part lacks is, where TCG would read
+ * 0 and drop writes: a fuzzing guest found it); and the switches of
  * the model's prefetchers (Intel MSR_MISC_FEATURE_CONTROL 0x1A4, AMD
  * PrefetchControl 0xC0000108; hw/x86_pf.h), which are #GP on a profile
- * without prefetchers, as TCG makes an MSR it lacks. Everything else stays
+ * without prefetchers, as a part makes an MSR it lacks. Everything else stays
  * QEMU's. */
 static int model_msr(uint32_t msr)
 {
-    return (msr >= 0xC81 && msr <= 0xDFF) || (msr >= 0xC0000200 && msr <= 0xC0000401) ||
+    return (msr >= 0xC81 && msr <= 0xDFF) || (msr >= 0xC0000200 && msr <= 0xC00004FF) ||
            msr == X86_MISC_FEATURE_CONTROL || msr == X86_AMD_PREFETCH_CONTROL;
 }
 
@@ -542,6 +573,11 @@ static void on_exit_cb(qemu_plugin_id_t id, void *ud)
     run_all();
     if (vm.report[0])
         write_report();
+    /* Only the file this run made: a path reused since is left alone. */
+    struct stat st;
+    if (vm.console[0] && con.ino && !lstat(vm.console, &st) && st.st_dev == con.dev &&
+        st.st_ino == con.ino)
+        unlink(vm.console);
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
@@ -619,7 +655,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         /* Each vCPU's ground truth is a task of its own. */
         mach_set_task(&vm.m, i, (int)i);
     }
-    if (vm.console[0] && con_start(vm.console))
+    if (vm.console[0] && con_check(vm.console))
         return -1;
     qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
     qemu_plugin_register_vcpu_resume_cb(id, on_resume);

@@ -30,6 +30,7 @@
 #include "hw/x86_console.h"
 #include "drv/qos_scen.h"
 #include "sim/scen/run.h"
+#include "util/usock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -142,19 +143,12 @@ static int script_run(struct regs *c, FILE *in, FILE *out)
 {
     struct console *k = c->riscv ? &c->ck.k : &c->xk.k;
     *k = (struct console){.run = run_ns, .ctx = c};
-    char buf[1024];
-    while (fgets(buf, sizeof buf, in)) {
-        size_t len = strlen(buf);
-        if (len == sizeof buf - 1 && buf[len - 1] != '\n') {
-            int ch;
-            while ((ch = fgetc(in)) != EOF && ch != '\n')
-                ;
-            fprintf(out, "error: line %u: line longer than %zu characters\n", ++k->line,
-                    sizeof buf - 2);
-            k->errors++;
-            continue;
-        }
-        if (c->riscv)
+    char buf[CONSOLE_LINE];
+    long r;
+    while ((r = console_read(in, buf, sizeof buf))) {
+        if (r < 0)
+            console_bad(k, r, sizeof buf, out);
+        else if (c->riscv)
             cbqri_console_line(&c->ck, buf, out);
         else
             x86_console_line(&c->xk, buf, out);
@@ -209,7 +203,10 @@ static int scen_setup(struct regs *c, struct err *e)
 
 /* A running guest's console (qosim vm --console, docs/vm.md): each line
  * goes to the plugin, which answers with the console's output for it and
- * an empty line. */
+ * an empty line. A line console_read refuses is answered here, and the
+ * guest gets a blank line in its place.
+ * Only a guest of our own user, or root's, gets the lines: a socket anyone
+ * else serves could take register writes meant for ours. */
 static int attach(const char *path, FILE *in, FILE *out)
 {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -226,46 +223,68 @@ static int attach(const char *path, FILE *in, FILE *out)
             close(fd);
         return 2;
     }
+    uid_t uid;
+    pid_t pid;
+    if (usock_peer(fd, &uid, &pid)) {
+        cli_error("regs", "--attach %s: cannot tell who serves it: %s", path, strerror(errno));
+        close(fd);
+        return 2;
+    }
+    if (uid != geteuid() && uid != 0) {
+        cli_error("regs",
+                  "--attach %s: served by uid %u, not by us (uid %u) or root: refusing to send "
+                  "it commands",
+                  path, (unsigned)uid, (unsigned)geteuid());
+        close(fd);
+        return 2;
+    }
     FILE *io = fdopen(fd, "r+");
     if (!io) {
         close(fd);
         cli_error("regs", "--attach %s: %s", path, strerror(errno));
         return 2;
     }
-    char buf[1024], reply[4096];
-    unsigned errors = 0, line = 0;
+    char buf[CONSOLE_LINE], reply[CONSOLE_REPLY];
+    struct console k = {0}; /* lines and errors, numbered as the script's */
     int rc = 0;
-    while (!rc && fgets(buf, sizeof buf, in)) {
-        size_t len = strlen(buf);
-        line++;
-        if (len == sizeof buf - 1 && buf[len - 1] != '\n') {
-            int ch;
-            while ((ch = fgetc(in)) != EOF && ch != '\n')
-                ;
-            fprintf(out, "error: line %u: line longer than %zu characters\n", line, sizeof buf - 2);
-            errors++;
-            continue;
+    long r;
+    while (!rc && (r = console_read(in, buf, sizeof buf))) {
+        if (r < 0) {
+            /* Answered here; the guest gets a blank line in its place, so
+             * that its line numbers stay the script's. */
+            console_bad(&k, r, sizeof buf, out);
+            strcpy(buf, "\n");
+            r = 1;
+        } else {
+            k.line++;
         }
-        fprintf(io, "%s%s", buf, len && buf[len - 1] == '\n' ? "" : "\n");
+        fprintf(io, "%s%s", buf, buf[r - 1] == '\n' ? "" : "\n");
         if (fflush(io)) {
+            cli_error("regs", "--attach %s: %s", path, strerror(errno));
             rc = 1;
             break;
         }
         for (;;) {
-            if (!fgets(reply, sizeof reply, io)) {
-                cli_error("regs", "--attach %s: the guest went away", path);
+            long g = console_read(io, reply, sizeof reply);
+            if (g <= 0) {
+                cli_error("regs", "--attach %s: %s", path,
+                          g ? "the guest's reply is malformed" : "the guest went away");
                 rc = 1;
                 break;
             }
             if (!strcmp(reply, "\n"))
                 break;
-            errors += !strncmp(reply, "error:", 6);
+            k.errors += !strncmp(reply, "error:", 6);
             fputs(reply, out);
         }
         fflush(out);
     }
+    if (!rc && ferror(in)) {
+        cli_error("regs", "cannot read the script: %s", strerror(errno));
+        rc = 1;
+    }
     fclose(io);
-    return rc ? rc : errors ? 1 : 0;
+    return rc ? rc : k.errors ? 1 : 0;
 }
 
 int cli_regs(int argc, char **argv)

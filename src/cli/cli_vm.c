@@ -11,6 +11,8 @@
 #include "sim/scen/plat.h"
 #include "util/conf.h"
 #include "util/path.h"
+#include "util/tmpdir.h"
+#include "util/usock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -168,7 +172,7 @@ static int cpio_entry(FILE *f, const char *name, unsigned mode, const char *data
  * header on a 4-byte boundary and skips the zeros before it. */
 static int with_cmd(const char *base, const char *cmd, const char *out)
 {
-    FILE *in = fopen(base, "rb"), *f = fopen(out, "wb");
+    FILE *in = fopen(base, "rb"), *f = in ? tmpdir_file(out) : NULL;
     int rc = in && f ? 0 : -1;
     char buf[65536];
     size_t n, total = 0;
@@ -195,6 +199,47 @@ static volatile sig_atomic_t got_sig;
 static void on_sig(int s)
 {
     got_sig = s;
+}
+
+/* Waits for QEMU to end, keeping the last n - 1 bytes the guest wrote on
+ * ttyS1 (its status line comes last) in said and throwing the rest away as
+ * it comes: a guest that writes there without end fills neither a disk nor
+ * this process. A signal to this process is passed on to QEMU. QEMU's wait
+ * status, or -1. */
+static int wait_qemu(pid_t pid, int sfd, char *said, size_t n)
+{
+    size_t got = 0;
+    int ws = -1, ended = 0, passed = 0;
+    for (;;) {
+        char buf[4096];
+        ssize_t r;
+        while ((r = read(sfd, buf, sizeof buf)) > 0) {
+            size_t k = (size_t)r < n - 1 ? (size_t)r : n - 1,
+                   drop = got + k > n - 1 ? got + k - (n - 1) : 0;
+            memmove(said, said + drop, got - drop);
+            memcpy(said + got - drop, buf + (size_t)r - k, k);
+            got += k - drop;
+        }
+        if (ended)
+            break; /* drained after QEMU ended */
+        pid_t w = waitpid(pid, &ws, WNOHANG);
+        if (w < 0 && errno != EINTR) {
+            ws = -1;
+            break;
+        }
+        if (w == pid) {
+            ended = 1; /* one more read, for what QEMU wrote last */
+            continue;
+        }
+        if (got_sig && !passed++) /* QEMU got it too, from the terminal, or not: make sure */
+            kill(pid, SIGTERM);
+        struct pollfd p = {.fd = sfd, .events = POLLIN};
+        poll(&p, 1, 100);
+    }
+    for (size_t i = 0; i < got; i++) /* one string, whatever the guest wrote */
+        said[i] = said[i] ? said[i] : ' ';
+    said[got] = '\0';
+    return ws;
 }
 
 /* Removes the run's temporary folder. */
@@ -328,6 +373,14 @@ int cli_vm(int argc, char **argv)
                   o.console);
         return 2;
     }
+    /* The console's socket is the model's to make (mode 0600, whatever the
+     * umask) and to remove: a folder where another user could swap it for
+     * theirs is refused before the boot, rather than by the plugin after
+     * QEMU has started. */
+    if (o.console && usock_folder_safe(o.console, &e)) {
+        cli_error("vm", "--console %s", e.msg);
+        return 2;
+    }
     if (p.vendor == PLAT_RISCV) {
         cli_error("vm", "%s is a RISC-V platform: qosim vm boots x86 guests", p.name);
         return 2;
@@ -387,14 +440,23 @@ int cli_vm(int argc, char **argv)
     if (o.report)
         o.report = report;
 
-    char tmp[] = "/tmp/qosim-vm.XXXXXX";
-    if (!o.print && !mkdtemp(tmp)) {
-        cli_error("vm", "cannot make a temporary folder: %s", strerror(errno));
+    /* The run's own files: the initramfs with --cmd's command, and ttyS1's
+     * status, a FIFO this process drains (wait_qemu). */
+    char tmp[4096] = "";
+    if (!o.print && tmpdir_make("qosim-vm", tmp, sizeof tmp, &e)) {
+        cli_error("vm", "%s", e.msg);
         return 2;
     }
     char cpio[4200], status[4200];
     snprintf(cpio, sizeof cpio, "%s/initrd", tmp);
     snprintf(status, sizeof status, "%s/status", tmp);
+    int sfd = -1;
+    if (!o.print && (mkfifo(status, 0600) || chmod(status, 0600) ||
+                     (sfd = open(status, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0)) {
+        cli_error("vm", "cannot make %s: %s", status, strerror(errno));
+        cleanup(tmp);
+        return 2;
+    }
     if (o.cmd && !o.print && with_cmd(initrd, o.cmd, cpio)) {
         cli_error("vm", "cannot write %s: %s", cpio, strerror(errno));
         cleanup(tmp);
@@ -501,8 +563,12 @@ int cli_vm(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid == 0) {
+        /* QEMU ends with its launcher, even one killed with SIGKILL, so no
+         * model outlives the command that owns its console and its files. */
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+            _exit(127);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
@@ -515,25 +581,21 @@ int cli_vm(int argc, char **argv)
         cleanup(tmp);
         return 2;
     }
-    int ws;
-    while (waitpid(pid, &ws, 0) < 0) {
-        if (errno != EINTR) {
-            ws = -1;
-            break;
-        }
-        if (got_sig) /* QEMU got it too, from the terminal, or not: make sure */
-            kill(pid, SIGTERM);
-    }
+    char said[256];
+    int ws = wait_qemu(pid, sfd, said, sizeof said);
+    close(sfd);
     /* The status the guest's init wrote to ttyS1. */
     int gs = -1;
-    FILE *sf = fopen(status, "r");
-    if (sf) {
-        if (fscanf(sf, " qosim-status %d", &gs) != 1)
-            gs = -1;
-        fclose(sf);
-    }
+    const char *last = NULL;
+    for (const char *s = said; (s = strstr(s, "qosim-status ")); s++)
+        last = s;
+    if (!last || sscanf(last, "qosim-status %d", &gs) != 1)
+        gs = -1;
     cleanup(tmp);
-    if (o.console)
+    /* The plugin removes its socket when QEMU ends; after a crash or a
+     * SIGKILL of QEMU it is still there. Only a socket of ours goes: the
+     * folder is one no other user can write to (usock_folder_safe). */
+    if (o.console && !lstat(o.console, &cst) && S_ISSOCK(cst.st_mode) && cst.st_uid == geteuid())
         unlink(o.console);
     if (got_sig) {
         cli_error("vm", "stopped by signal %d", (int)got_sig);

@@ -2,6 +2,7 @@
 
 #include "util/conf.h"
 
+#include <errno.h>
 #include <string.h>
 
 int console_num(const char *s, uint64_t max, uint64_t *out)
@@ -49,4 +50,91 @@ void console_line(struct console *k, char *text, FILE *out, console_cmd_fn cmd, 
         fprintf(out, "error: line %u: %s\n", k->line, err);
         k->errors++;
     }
+}
+
+long console_read(FILE *in, char *buf, size_t n)
+{
+    size_t len = 0, chars = 0;
+    int c, nul = 0;
+    while ((c = getc(in)) != EOF && c != '\n') {
+        nul |= c == '\0';
+        if (chars++ < n - 2)
+            buf[len++] = (char)c;
+    }
+    if (c == '\n' && chars <= n - 2)
+        buf[len++] = '\n';
+    buf[len] = '\0';
+    if (ferror(in) || (c == EOF && !chars))
+        return 0;
+    return chars > n - 2 ? CONSOLE_LONG : nul ? CONSOLE_NUL : (long)len;
+}
+
+void console_bad(struct console *k, long r, size_t n, FILE *out)
+{
+    k->line++;
+    k->errors++;
+    if (r == CONSOLE_LONG)
+        fprintf(out, "error: line %u: line longer than %zu characters\n", k->line, n - 2);
+    else
+        fprintf(out, "error: line %u: a NUL byte in the line\n", k->line);
+}
+
+size_t console_reply(struct console *k, long r, char *line, char *out, size_t n,
+                     void (*interp)(void *self, char *line, FILE *out), void *self)
+{
+    if (n < 2) {
+        if (n)
+            *out = '\0';
+        return 0;
+    }
+    /* What was printed: out[0, got), whole when it fits in n - 2 bytes
+     * (fmemopen may clobber the last byte of a full buffer). */
+    size_t got = 0;
+    unsigned errors = k->errors;
+    char why[80] = "";
+    FILE *f = fmemopen(out, n, "w");
+    if (!f) {
+        k->line += r != 0;
+        snprintf(why, sizeof why, "cannot answer: %s", strerror(errno));
+    } else {
+        if (r < 0)
+            console_bad(k, r, CONSOLE_LINE, f);
+        else if (r > 0)
+            interp(self, line, f);
+        fflush(f);
+        long pos = ftell(f);
+        if (ferror(f) || pos < 0 || (size_t)pos > n - 2)
+            snprintf(why, sizeof why, "reply longer than %zu characters", n - 2);
+        got = pos < 0 ? 0 : (size_t)pos < n - 1 ? (size_t)pos : n - 1;
+        fclose(f);
+    }
+    /* Well framed whatever was printed: no NUL byte, no empty line, the
+     * last line ended. */
+    size_t len = 0;
+    for (size_t i = 0; i < got; i++)
+        if (out[i] && (out[i] != '\n' || (len && out[len - 1] != '\n')))
+            out[len++] = out[i];
+    if (len && out[len - 1] != '\n') {
+        if (!*why && len < n - 2)
+            out[len++] = '\n';
+        else if (!*why)
+            snprintf(why, sizeof why, "reply longer than %zu characters", n - 2);
+    }
+    if (*why) { /* whole lines that leave room for the error line */
+        char msg[128];
+        size_t m = (size_t)snprintf(msg, sizeof msg, "error: line %u: %s\n", k->line, why);
+        size_t room = n - 2 > m ? n - 2 - m : 0;
+        if (len > room)
+            len = room;
+        while (len && out[len - 1] != '\n')
+            len--;
+        k->errors += k->errors == errors; /* one error for the line */
+        if (m <= n - 2 - len) {
+            memcpy(out + len, msg, m);
+            len += m;
+        }
+    }
+    out[len++] = '\n';
+    out[len] = '\0';
+    return len;
 }

@@ -49,6 +49,20 @@ error: line 6: cpu '99': expected a CPU number 0..31
 error: line 7: usage: run NS (nanoseconds, up to 1000 s)
 error: line 8: MSR '0x1ffffffff': expected a 32-bit number
 0x0000000000000000"
+# A line is a line whatever its bytes: one longer than 1022 characters, or
+# holding a NUL byte, gets one error line and is not run, the whole of it
+# (here a NUL inside a line of 1115 bytes, then a NUL in a short one); the
+# next command is answered, and the line numbers count them.
+{ printf 'rdmsr 0 0xc90\nwrmsr 0 0xc90 0x1 \0'; head -c 1100 /dev/zero | tr '\0' x
+  printf '\nrdmsr 0 0xc90\nwrmsr\0 0 0xc90 0x1\nrdmsr 0 0xc90\ncpuid 0'; } >"$TMP/nul.regs"
+expect "a NUL byte in an overlong line: exit 1" 1 "$QOSIM" regs "$TMP/nul.regs"
+same "a NUL byte in an overlong line: one error line, then the console goes on" "$(cat "$TMP/out")" \
+    "0x00000000000007ff
+error: line 2: line longer than 1022 characters
+0x00000000000007ff
+error: line 4: a NUL byte in the line
+0x00000000000007ff
+eax=0x0000001f ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69"
 printf '# only comments\n\n   # and blanks\n' | "$QOSIM" regs - >"$TMP/out" 2>&1
 same "comments and blank lines print nothing" "$(cat "$TMP/out")" ""
 printf 'rdmsr 0 0xc8f\n' | "$QOSIM" regs >"$TMP/out" 2>&1
@@ -162,6 +176,53 @@ expect "a missing script" 2 "$QOSIM" regs "$TMP/none.regs"
 has "names it" "$TMP/err" "none.regs: cannot open"
 expect "an unknown platform" 2 "$QOSIM" regs --platform nope "$TMP/bad.regs"
 expect "unknown option" 2 "$QOSIM" regs --frob
+
+# ---- --attach, the client's side (docs/regs.md) -----------------------------
+# Against a stand-in for the guest's console (qosim vm --console; the VM
+# tests drive the real one), which answers a line with "ok", a blank one
+# with nothing, each then with an empty line, and keeps what it was sent.
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+cat >"$TMP/serve.py" <<'EOF'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1])
+s.listen(1)
+c, _ = s.accept()
+rd, wr, log = c.makefile("rb"), c.makefile("wb"), open(sys.argv[2], "wb")
+for line in rd:
+    log.write(line)
+    log.flush()
+    wr.write(b"ok\n\n" if line.strip() else b"\n")
+    wr.flush()
+EOF
+serve() { # serve SOCK LOG [CMD...]: the stand-in (run by CMD...), once its socket is there
+    local sock=$1 log=$2
+    shift 2
+    "$@" "$PY" "$TMP/serve.py" "$sock" "$log" &
+    for _ in $(seq 100); do [ -S "$sock" ] && return; sleep 0.05; done
+}
+{ printf 'rdmsr 0 0xc8f\nrdmsr 0 0xc8f \0'; head -c 1100 /dev/zero | tr '\0' x
+  printf '\n\nrdmsr\0 0 0xc90\nrdmsr 0 0xc90'; } >"$TMP/attach.regs"
+serve "$TMP/a.sock" "$TMP/a.log"
+expect "--attach: a refused line exits 1" 1 "$QOSIM" regs --attach "$TMP/a.sock" "$TMP/attach.regs"
+wait
+same "--attach: refused lines are answered here, the others by the guest" "$(cat "$TMP/out")" "ok
+error: line 2: line longer than 1022 characters
+error: line 4: a NUL byte in the line
+ok"
+same "--attach: the guest got the other lines, each ended, and a blank one for each refused" \
+    "$(od -c "$TMP/a.log")" "$(printf 'rdmsr 0 0xc8f\n\n\n\nrdmsr 0 0xc90\n' | od -c)"
+# A socket another user serves gets nothing (root's would).
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+    mkdir -m 1777 "$TMP/pub"
+    chmod o+x "$TMP"
+    serve "$TMP/pub/b.sock" "$TMP/pub/b.log" setpriv --reuid=65534 --regid=65534 --clear-groups
+    expect "--attach to another user's socket is refused" 2 "$QOSIM" regs --attach "$TMP/pub/b.sock" "$TMP/attach.regs"
+    wait
+    has "... naming its uid and ours" "$TMP/err" "b.sock: served by uid 65534, not by us \(uid 0\) or root"
+    same "... and sending nothing" "$(cat "$TMP/pub/b.log")" ""
+fi
 
 # ---- `run` steps are observation (docs/regs.md, "run") ----------------------
 # The tasks only pause at a step's end, so one `run 1000000` and four

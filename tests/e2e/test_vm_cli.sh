@@ -90,6 +90,10 @@ if $V --print-cmd >/dev/null 2>&1; then
     same "... and its output, exactly, is all that reaches standard output" "$(od -c <"$TMP/out")" \
         "$(printf 'hello\n' | od -c)"
     same "... and nothing else reaches standard error" "$(cat "$TMP/err")" ""
+    # ttyS1 is a FIFO qosim vm drains, keeping only the end (the status
+    # line): a guest writing there without end fills no disk.
+    expect "a guest writing 300 KB to ttyS1 still ends with its status" 7 \
+        $B --cmd 'head -c 300000 /dev/zero >/dev/ttyS1; exit 7'
     kdir=$(dirname "$(readlink -f "$($V --print-cmd | sed 's/.* -kernel \([^ ]*\) .*/\1/')")")
     expect "--kernel: a bzImage boots too" 0 $B --kernel "$kdir/vmlinuz" --cmd 'uname -r'
     same "... Debian's kernel" "$(cat "$TMP/out")" "$(cat "$kdir/version")"
@@ -106,6 +110,74 @@ if $V --print-cmd >/dev/null 2>&1; then
         --cmd 'echo "cpus [$(cat /sys/devices/system/node/node1/cpulist)]"; dmesg | grep -o "SRAT: Node 1 .*"'
     has "... its node 1 has no CPU" "$TMP/out" "^cpus \[\]$"
     has "... and the 256M after node 0's 1G (ACPI SRAT)" "$TMP/out" "^SRAT: Node 1 PXM 1 \[mem 0x40000000-0x4fffffff\]"
+
+    # The console socket (docs/security.md): 0600 under a umask of 000, out
+    # of another user's reach, gone however QEMU or the launcher ends; the
+    # run's temporary folder under $TMPDIR, private. Each run is stopped as
+    # soon as its socket is there: no guest needs to boot for these.
+    # console_vm NAME: starts intel-atom with --console $TMP/c/NAME.sock,
+    # umask 000, TMPDIR=$TMP/tmpd; $cpid is the launcher; waits for the socket.
+    mkdir -p "$TMP/c" "$TMP/tmpd"
+    console_vm() {
+        sock=$TMP/c/$1.sock
+        (umask 000; TMPDIR=$TMP/tmpd exec $V --platform intel-atom --console "$sock" \
+            --cmd 'sleep 600' >"$TMP/c/$1.out" 2>"$TMP/c/$1.err") &
+        cpid=$!
+        for _ in $(seq 600); do [ -S "$sock" ] && break; sleep 0.1; done
+    }
+    qemu_of() { pgrep -P "$1" -f qemu-system-x86_64; }
+    console_vm kill9
+    same "console: the socket is 0600 under a umask of 000" "$(stat -c %a "$sock")" 600
+    run_dir=$(echo "$TMP"/tmpd/qosim-vm.*)
+    same "the run's temporary folder is made under \$TMPDIR, 0700" "$(stat -c %a "$run_dir")" 700
+    same "... and its files are 0600" "$(stat -c '%n %a' "$run_dir"/* | sed 's|.*/||')" \
+        "$(printf 'initrd 600\nstatus 600')"
+    if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+        # nobody, with a copy of qosim in a folder it may pass through.
+        pub=$(mktemp -d)
+        chmod 711 "$pub" "$TMP" "$TMP/c"
+        cp "$QOSIM" "$pub/qosim"
+        echo 'rdmsr 0 0xc8f' >"$pub/script"
+        chmod 644 "$pub/script"
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$pub/qosim" regs --attach "$sock" \
+            "$pub/script" >"$TMP/out" 2>"$TMP/err"
+        same "console: another user (uid 65534) cannot connect" "$?" 2
+        has "... the socket's mode stops it" "$TMP/err" "--attach $sock: Permission denied"
+        chmod 700 "$TMP"
+        rm -rf "$pub"
+    else
+        echo "# console: another user's connection is checked only as root (setpriv to uid 65534)"
+    fi
+    expect "console: the owner's qosim regs --attach is answered while QEMU runs" 0 \
+        "$QOSIM" regs --attach "$sock" <<<'rdmsr 0 0xc8f'
+    same "... PQR_ASSOC of CPU 0" "$(cat "$TMP/out")" "0x0000000000000000"
+    kill -9 "$(qemu_of $cpid)"
+    wait $cpid
+    same "kill -9 of QEMU: qosim vm fails" "$?" 2
+    has "... and says QEMU was killed" "$TMP/c/kill9.err" "QEMU was killed by signal 9"
+    claim "... the socket is removed" test ! -e "$sock"
+    same "... and so is the temporary folder" "$(ls -A "$TMP/tmpd")" ""
+    for s in TERM INT; do
+        console_vm $s
+        kill -$s $cpid
+        wait $cpid
+        same "SIG$s to qosim vm: 128 + the signal" "$?" $((128 + $(kill -l $s)))
+        claim "... the socket is removed" test ! -e "$sock"
+        same "... and so is the temporary folder" "$(ls -A "$TMP/tmpd")" ""
+    done
+    console_vm launcher9
+    q=$(qemu_of $cpid)
+    kill -9 $cpid
+    wait $cpid 2>/dev/null
+    for _ in $(seq 300); do kill -0 "$q" 2>/dev/null || break; sleep 0.1; done
+    claim "kill -9 of qosim vm: QEMU ends too" test ! -d "/proc/$q"
+    claim "... and removes the socket" test ! -e "$sock"
+    rm -rf "$TMP/tmpd"/*
+    chmod 777 "$TMP/c"
+    expect "--console in a folder others can write to (0777, not sticky) is refused" 2 \
+        $V --console "$TMP/c/x.sock" --print-cmd
+    has "... and says why" "$TMP/err" "^qosim vm: --console $TMP/c/x.sock: folder $TMP/c \(mode 0777\) can be written by other users"
+    chmod 700 "$TMP/c"
 else
     echo "# 'make vm' has not been run: the command-line checks are skipped"
 fi

@@ -7,13 +7,13 @@
 # harness that is not built counts as failed. A crash input is kept under
 # build/fuzz/artifacts/. Exits non-zero if any failed.
 #   tests/fuzz/smoke.sh [HARNESS...]     (default: lackey champsim din qtr champsim_rt geom config
-#                                          regs cbqri)
+#                                          regs cbqri console)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
 time=${FUZZ_TIME:-5}
 results=${FUZZ_RESULTS:-build/results/fuzz}
-harnesses=${*:-lackey champsim din qtr champsim_rt geom config regs cbqri}
+harnesses=${*:-lackey champsim din qtr champsim_rt geom config regs cbqri console}
 mkdir -p build/results
 pass=0 fail=0
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/qosim-fuzz-smoke.XXXXXX") || exit 2

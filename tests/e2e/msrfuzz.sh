@@ -1,0 +1,36 @@
+# The hostile guest's MSR fuzzing, shared by tests/e2e/test_vm_san.sh and
+# bench/hostile.sh (docs/security.md): what to fuzz on a platform, and the
+# replay of the guest's writes on the model's own console.
+
+# msrfuzz_ranges PLATFORM: the ranges for `qosim-guest msrfuzz`: the
+# vendor's QoS MSRs as the VM gives them to the model (docs/vm.md), with the
+# registers that exist also given as ranges of their own, so that they are
+# drawn as often as the wide ranges of absent ones; IA32_QM_CTR is written
+# only (":w"), its reads move with time.
+msrfuzz_ranges() {
+    case $1 in
+    amd-*) echo 0xc81 0xc8d 0xc8e:w 0xc8f 0xc90-0xca0 0xc0000200-0xc0000210 \
+        0xc0000280-0xc0000290 0xc00003fd-0xc00003ff 0xc0000400-0xc0000402 \
+        0xc0000200-0xc00004ff 0xc0000108 ;;
+    *) echo 0xc81-0xc84 0xc8d 0xc8e:w 0xc8f 0xc90-0xca0 0xd10-0xd20 0xd50-0xd60 \
+        0xc81-0xdff 0x1a4 ;;
+    esac
+}
+
+# msrfuzz_replay GUEST_OUT PLATFORM DIR: from the guest's output (msrfuzz's
+# lines prefixed "fz "), DIR/fz.regs (the writes and read-backs as console
+# commands), DIR/fz.want (the outcomes the guest saw, as the console prints
+# them) and DIR/fz.got (the console's own, `$QOSIM regs` replaying the
+# writes from the state the guest found: its "init" lines, whose answers are
+# not compared).
+msrfuzz_replay() {
+    local out=$1 plat=$2 d=$3
+    tr -d '\r' <"$out" >"$d/fz.out"
+    awk '$1 == "fz" && $2 == "init" { print "wrmsr 0", $3, $4 }' "$d/fz.out" >"$d/fz.init"
+    awk '$1 == "fz" && $2 != "init" { print "wrmsr 0", $2, $3; if ($5 != "-") print "rdmsr 0", $2 }' \
+        "$d/fz.out" >"$d/fz.regs"
+    awk '$1 == "fz" && $2 != "init" { print ($4 == "gp" ? "#GP" : "ok"); if ($5 != "-") print ($5 == "gp" ? "#GP" : $5) }' \
+        "$d/fz.out" >"$d/fz.want"
+    cat "$d/fz.init" "$d/fz.regs" | "$QOSIM" regs --platform "$plat" - 2>&1 |
+        tail -n +$(($(wc -l <"$d/fz.init") + 1)) >"$d/fz.got"
+}
