@@ -138,12 +138,13 @@ format:
 format-check:
 	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
 
-bench: all vm $(O)/bench/bench_lwp
+bench: all vm-san $(O)/bench/bench_lwp
 	bench/cachesim.sh
 	bench/platform.sh
 	$(O)/bench/bench_lwp
 	bench/live.sh
 	bench/vm.sh
+	bench/hostile.sh
 
 # C benchmarks of the library (bench/bench_*.c), never part of `all`.
 $(O)/bench/%: bench/%.c $(O)/libqosim.a

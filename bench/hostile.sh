@@ -3,7 +3,7 @@
 # it can make the host's QEMU process do, measured.
 #
 #   bench/hostile.sh            # needs make vm vm-san (QEMU, both plugins)
-#   FUZZ=100000 bench/hostile.sh
+#   PARTS=fuzz SAN_FUZZ=300000 bench/hostile.sh
 #
 # 1. Peak resident memory of QEMU (VmHWM, read from /proc while it runs) for
 #    intel-xeon with 1 GiB of guest RAM: without the model; with it, the
@@ -13,14 +13,18 @@
 #    stream --write); and once more with --memory 2G, to show what grows
 #    with what.
 # 2. The MSR fuzzer for longer, under the sanitizer build of the plugin, on
-#    intel-xeon and amd-epyc-turin (FUZZ writes each): no sanitizer report,
+#    intel-xeon and amd-epyc-turin (SAN_FUZZ writes each, default 100000,
+#    a few minutes each): no sanitizer report,
 #    and every outcome the guest saw equal to the model console's own
 #    (qosim regs) for the same writes, from the state the guest found.
-# Prints Markdown for docs/performance.md; exits 1 if a check fails.
+# PARTS says which to run (default: "memory fuzz"). Prints Markdown for
+# docs/performance.md; exits 1 if a check fails.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 Q=${QOSIM:-$top/build/qosim}
 FUZZ=${FUZZ:-20000}
+SAN_FUZZ=${SAN_FUZZ:-100000}
+PARTS=${PARTS:-memory fuzz}
 san=$top/build/vm/san/qosim-vm.so
 [ -f "$san" ] || { echo "bench: $san missing (make vm-san)" >&2; exit 1; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/qosim-hostile.XXXXXX")
@@ -52,46 +56,51 @@ peak() {
     fi
 }
 
-echo "## A hostile guest: QEMU's peak memory"
-echo
-echo "intel-xeon, 4 vCPUs, \`qosim vm --platform intel-xeon --cmd ...\`; peak RSS is QEMU's VmHWM."
-echo
-echo "| guest | --memory | model | peak RSS (MiB) | wall (s) |"
-echo "|---|---|---|---|---|"
-row() { # row LABEL MEM MODEL ARGS...
-    local label=$1 mem=$2 model=$3
-    shift 3
-    read -r mib secs < <(peak --platform intel-xeon --memory "$mem" "$@")
-    echo "| $label | $mem | $model | $mib | $secs |"
-    [ "$mib" != - ] || fail=1
-}
-row "idle (\`true\`)" 1G no --no-model --cmd true
-row "idle (\`true\`)" 1G yes --cmd true
-row "$FUZZ MSR writes in a loop" 1G yes \
-    --cmd "modprobe msr; qosim-guest msrfuzz 0 1 $FUZZ $(msrfuzz_ranges intel-xeon) >/dev/null"
-row "touches 768 MiB, 3 passes" 1G yes --cmd 'qosim-guest stream --size 768M --passes 3 --write'
-row "touches 1792 MiB, 3 passes" 2G yes --cmd 'qosim-guest stream --size 1792M --passes 3 --write'
-echo
+case " $PARTS " in *" memory "*)
+    echo "## A hostile guest: QEMU's peak memory"
+    echo
+    echo "intel-xeon, 4 vCPUs, \`qosim vm --platform intel-xeon --cmd ...\`; peak RSS is QEMU's VmHWM."
+    echo
+    echo "| guest | --memory | model | peak RSS (MiB) | wall (s) |"
+    echo "|---|---|---|---|---|"
+    row() { # row LABEL MEM MODEL ARGS...
+        local label=$1 mem=$2 model=$3
+        shift 3
+        read -r mib secs < <(peak --platform intel-xeon --memory "$mem" "$@")
+        echo "| $label | $mem | $model | $mib | $secs |"
+        [ "$mib" != - ] || fail=1
+    }
+    row "idle (\`true\`)" 1G no --no-model --cmd true
+    row "idle (\`true\`)" 1G yes --cmd true
+    row "$FUZZ MSR writes in a loop" 1G yes \
+        --cmd "modprobe msr; qosim-guest msrfuzz 0 1 $FUZZ $(msrfuzz_ranges intel-xeon) >/dev/null"
+    row "touches 768 MiB, 3 passes" 1G yes --cmd 'qosim-guest stream --size 768M --passes 3 --write'
+    row "touches 1792 MiB, 3 passes" 2G yes --cmd 'qosim-guest stream --size 1792M --passes 3 --write'
+    echo
 
-echo "## A hostile guest: the MSR fuzzer under the sanitizers"
-echo
-echo "| platform | writes | taken | #GP | equal to qosim regs | sanitizer reports | wall (s) |"
-echo "|---|---|---|---|---|---|---|"
-rt="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
-for p in intel-xeon amd-epyc-turin; do
-    t0=$(date +%s)
-    QOSIM_VM_PLUGIN=$san LD_PRELOAD=$rt ASAN_OPTIONS=detect_leaks=0 \
-        "$Q" vm --platform $p --cmd "modprobe msr; qosim-guest msrfuzz 0 3 $FUZZ $(msrfuzz_ranges $p) | sed 's/^/fz /'" \
-        >"$W/out" 2>"$W/err"
-    rc=$?
-    secs=$(($(date +%s) - t0))
-    msrfuzz_replay "$W/out" $p "$W"
-    n=$(grep -c '^wrmsr' "$W/fz.regs")
-    taken=$(awk '$1 == "fz" && $2 != "init" && $4 == "ok"' "$W/fz.out" | wc -l)
-    same=no
-    cmp -s "$W/fz.want" "$W/fz.got" && same=yes
-    reports=$(grep -cE 'ERROR: AddressSanitizer|runtime error:' "$W/err")
-    echo "| $p | $n | $taken | $((n - taken)) | $same | $reports | $secs |"
-    [ $rc -eq 0 ] && [ "$n" -eq "$FUZZ" ] && [ $same = yes ] && [ "$reports" -eq 0 ] || fail=1
-done
+;; esac
+
+case " $PARTS " in *" fuzz "*)
+    echo "## A hostile guest: the MSR fuzzer under the sanitizers"
+    echo
+    echo "| platform | writes | taken | #GP | equal to qosim regs | sanitizer reports | wall (s) |"
+    echo "|---|---|---|---|---|---|---|"
+    rt="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
+    for p in intel-xeon amd-epyc-turin; do
+        t0=$(date +%s)
+        QOSIM_VM_PLUGIN=$san LD_PRELOAD=$rt ASAN_OPTIONS=detect_leaks=0 \
+            "$Q" vm --platform $p --cmd "modprobe msr; qosim-guest msrfuzz 0 3 $SAN_FUZZ $(msrfuzz_ranges $p) | sed 's/^/fz /'" \
+            >"$W/out" 2>"$W/err"
+        rc=$?
+        secs=$(($(date +%s) - t0))
+        msrfuzz_replay "$W/out" $p "$W"
+        n=$(grep -c '^wrmsr' "$W/fz.regs")
+        taken=$(awk '$1 == "fz" && $2 != "init" && $4 == "ok"' "$W/fz.out" | wc -l)
+        same=no
+        cmp -s "$W/fz.want" "$W/fz.got" && same=yes
+        reports=$(grep -cE 'ERROR: AddressSanitizer|runtime error:' "$W/err")
+        echo "| $p | $n | $taken | $((n - taken)) | $same | $reports | $secs |"
+        [ $rc -eq 0 ] && [ "$n" -eq "$SAN_FUZZ" ] && [ $same = yes ] && [ "$reports" -eq 0 ] || fail=1
+    done
+;; esac
 exit $fail

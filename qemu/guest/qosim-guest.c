@@ -163,12 +163,16 @@ static int cmd_wrmsr(int argc, char **argv)
 }
 
 /* msrfuzz: COUNT writes of random values to MSRs drawn from the ranges
- * given (LO or LO-HI, inclusive, each range as likely as any other; a ":w" suffix writes only, for
- * counters whose reads move with time), each followed by a read of the same MSR, on CPU, from a
- * xorshift64 stream seeded with SEED. One line per write: MSR VALUE ok|gp READ|gp|- after one line
- * "init MSR VALUE" for each readable MSR as the fuzzing finds it, so that the host can replay the
- * same writes on the model's own console (qosim regs) and compare every outcome: a hostile guest's
- * accesses get architectural answers. */
+ * given on CPU, each followed by a read of the same MSR, from a xorshift64
+ * stream seeded with SEED. A range is LO or LO-HI (inclusive), each range
+ * as likely as any other; an MSR in a range given with ":w" is written
+ * only (a counter, whose reads move with time). First one line
+ *   init MSR VALUE
+ * for each readable MSR as the fuzzing finds it, then one line a write:
+ *   MSR VALUE ok|gp READ|gp|-
+ * so that the host can replay the same writes on the model's own console
+ * (qosim regs) from the same state and compare every outcome: a hostile
+ * guest's accesses get architectural answers (tests/e2e/msrfuzz.sh). */
 struct fz_range {
     uint32_t lo, hi;
     int wonly;
@@ -204,6 +208,16 @@ static uint64_t fz_value(uint64_t *s)
     }
 }
 
+/* Whether msr is write-only: in a range given with ":w", whichever range
+ * it was drawn from (a counter inside a wide range is still a counter). */
+static int fz_wonly(const struct fz_range *r, int nr, uint32_t msr)
+{
+    for (int i = 0; i < nr; i++)
+        if (r[i].wonly && msr >= r[i].lo && msr <= r[i].hi)
+            return 1;
+    return 0;
+}
+
 static int cmd_msrfuzz(int argc, char **argv)
 {
     if (argc < 5) {
@@ -237,9 +251,10 @@ static int cmd_msrfuzz(int argc, char **argv)
     /* First the registers as the fuzzing finds them, so that a replay can
      * start from the same state: "init MSR VALUE" for each readable one. */
     for (int i = 0; i < nr; i++)
-        for (uint64_t m = r[i].lo; !r[i].wonly && m <= r[i].hi; m++) {
+        for (uint64_t m = r[i].lo; m <= r[i].hi; m++) {
             uint64_t v;
-            if (pread(fd, &v, sizeof v, (off_t)m) == (ssize_t)sizeof v)
+            if (!fz_wonly(r, nr, (uint32_t)m) &&
+                pread(fd, &v, sizeof v, (off_t)m) == (ssize_t)sizeof v)
                 printf("init 0x%x 0x%016llx\n", (unsigned)m, (unsigned long long)v);
         }
     for (uint64_t n = 0; n < count; n++) {
@@ -253,7 +268,7 @@ static int cmd_msrfuzz(int argc, char **argv)
         if (!wok && errno != EIO)
             msr_failed("wrmsr", msr, cpu, errno);
         printf("0x%x 0x%016llx %s ", msr, (unsigned long long)v, wok ? "ok" : "gp");
-        if (r[i].wonly)
+        if (fz_wonly(r, nr, msr))
             printf("-\n");
         else if (pread(fd, &got, sizeof got, msr) == (ssize_t)sizeof got)
             printf("0x%016llx\n", (unsigned long long)got);

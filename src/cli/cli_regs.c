@@ -33,6 +33,7 @@
 #include "util/usock.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,6 +239,8 @@ static int attach(const char *path, FILE *in, FILE *out)
         close(fd);
         return 2;
     }
+    /* A guest that goes away mid-script is an error message, not SIGPIPE. */
+    signal(SIGPIPE, SIG_IGN);
     FILE *io = fdopen(fd, "r+");
     if (!io) {
         close(fd);

@@ -139,10 +139,14 @@ if $V --print-cmd >/dev/null 2>&1; then
         cp "$QOSIM" "$pub/qosim"
         echo 'rdmsr 0 0xc8f' >"$pub/script"
         chmod 644 "$pub/script"
-        setpriv --reuid=65534 --regid=65534 --clear-groups "$pub/qosim" regs --attach "$sock" \
-            "$pub/script" >"$TMP/out" 2>"$TMP/err"
-        same "console: another user (uid 65534) cannot connect" "$?" 2
-        has "... the socket's mode stops it" "$TMP/err" "--attach $sock: Permission denied"
+        nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+        if $nobody test -x "$pub/qosim" -a -r "$pub/script" -a -x "$TMP/c"; then
+            $nobody "$pub/qosim" regs --attach "$sock" "$pub/script" >"$TMP/out" 2>"$TMP/err"
+            same "console: another user (uid 65534) cannot connect" "$?" 2
+            has "... the socket's mode stops it" "$TMP/err" "--attach $sock: Permission denied"
+        else
+            echo "# console: uid 65534 cannot reach $pub or $TMP/c here: another user's connection is not checked"
+        fi
         chmod 700 "$TMP"
         rm -rf "$pub"
     else

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "testlib.h"
+#include "tiny_plat.h"
 #include "tiny_rv.h"
 
 #define CBQRI_FIXTURE_NTASK 4
@@ -216,18 +217,7 @@ static void run_as(unsigned hart, int task, unsigned rcid, unsigned mcid)
 /* Lines of an MCID in one cache instance, each checked to sit in `ways`. */
 static uint64_t lines_in(enum plat_level l, unsigned inst, unsigned mcid, uint64_t ways)
 {
-    const struct mach_cache *x = &M.cache[l][inst];
-    uint64_t n = 0;
-    for (uint64_t i = 0; i < (uint64_t)x->c.sets * x->c.g.assoc; i++) {
-        const struct cache_line *ln = &x->c.lines[i];
-        if (ln->tag == CACHE_TAG_INVALID || M.owners[ln->owner].tag != mcid)
-            continue;
-        n++;
-        if (!((ways >> ln->way) & 1))
-            fail_msg("MCID %u line in way %u outside 0x%llx", mcid, ln->way,
-                     (unsigned long long)ways);
-    }
-    return n;
+    return tag_lines(&M, l, inst, mcid, ways);
 }
 
 /* Everything a register access could change, for "no state changed". */

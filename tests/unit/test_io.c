@@ -13,31 +13,8 @@
 
 #include "sim/io/io.h"
 #include "testlib.h"
+#include "tiny_plat.h"
 #include "util/rng.h"
-
-/* 2 sockets x 1 node x 1 domain x 2 modules = 4 CPUs, two L3 domains;
- * L3 16 KiB, 8 ways, 32 sets (256 lines); masks of 8 bits, one per way;
- * the io ways are ways 4 and 5 (0x30). L2 4 KiB, L1s 1 KiB. */
-static const char profile[] = "name: tiny-io\n"
-                              "vendor: intel\n"
-                              "topology: {sockets: 2, modules: 2}\n"
-                              "core: {frequency: 1GHz, cpi: 1, mlp: 1}\n"
-                              "caches:\n"
-                              "  L1I: {size: 1K, ways: 2, latency: 2}\n"
-                              "  L1D: {size: 1K, ways: 2, latency: 2}\n"
-                              "  L2: {size: 4K, ways: 4, latency: 10}\n"
-                              "  L3:\n"
-                              "    size: 16K\n"
-                              "    ways: 8\n"
-                              "    latency: 30\n"
-                              "    inclusion: %s\n"
-                              "    monitored: true\n"
-                              "    allocation: {classes: 4, cbm_len: %u}\n"
-                              "    io_ways: %s\n"
-                              "memory: {channels: 2, peak: 64GB/s, latency: 100ns, "
-                              "remote_penalty: 50ns}\n"
-                              "qos:\n"
-                              "  monitoring: {ids: 8, occupancy: true, total: true, local: true}\n";
 
 #define NTASK   3 /* tasks 0 and 1 run on CPUs; task 2 is the agent */
 #define AGENT   2
@@ -48,17 +25,24 @@ static const char profile[] = "name: tiny-io\n"
 static struct mach M;
 static struct mach_cpu P; /* the agent's port, in domain 0 */
 
+/* The tiny machine (tiny_plat.h) with io ways, NTASK tasks: 2 sockets x 1
+ * node x 1 domain x 2 modules = 4 CPUs, two L3 domains; L3 16 KiB, 8 ways,
+ * 32 sets (256 lines); masks of 8 bits, one per way; the io ways are ways
+ * 4 and 5 (0x30). L2 4 KiB, L1s 1 KiB. */
 static int build_text(const char *incl, unsigned cbm_len, const char *io_ways, struct err *e)
 {
-    char text[2048];
-    struct conf c;
-    struct plat p;
-    snprintf(text, sizeof text, profile, incl, cbm_len, io_ways);
-    if (conf_load_mem(&c, "tiny-io.yaml", text, strlen(text), e))
-        return -1;
-    int rc = plat_from_conf(&p, &c, e);
-    conf_free(&c);
-    return rc ? rc : mach_init(&M, &p, NTASK, e);
+    char alloc[48], l3[48];
+    snprintf(alloc, sizeof alloc, "classes: 4, cbm_len: %u", cbm_len);
+    snprintf(l3, sizeof l3, "    io_ways: %s\n", io_ways);
+    return tiny_mach(
+        &M,
+        &(struct tiny_opt){.name = "tiny-io",
+                           .vendor = "intel",
+                           .inclusion = incl,
+                           .allocation = alloc,
+                           .l3 = l3,
+                           .monitoring = "ids: 8, occupancy: true, total: true, local: true"},
+        NTASK, e);
 }
 
 static void build(const char *incl, unsigned cbm_len, const char *io_ways)
@@ -113,17 +97,7 @@ static const struct cache_line *l3_line(unsigned d, uint64_t addr)
 /* Lines of tag `tag` in the L3 of domain d, each checked to sit in `ways`. */
 static uint64_t lines_of_tag(unsigned d, unsigned tag, uint64_t ways)
 {
-    const struct mach_cache *x = l3(d);
-    uint64_t n = 0;
-    for (uint64_t i = 0; i < (uint64_t)x->c.sets * x->c.g.assoc; i++) {
-        const struct cache_line *l = &x->c.lines[i];
-        if (l->tag == CACHE_TAG_INVALID || M.owners[l->owner].tag != tag)
-            continue;
-        n++;
-        if (!((ways >> l->way) & 1))
-            fail_msg("tag %u line in way %u outside 0x%llx", tag, l->way, (unsigned long long)ways);
-    }
-    return n;
+    return tag_lines(&M, PLAT_L3, d, tag, ways);
 }
 
 static void test_io_ways_reset_and_bad(void **state)

@@ -15,45 +15,27 @@
 
 #include "sim/mach.h"
 #include "testlib.h"
+#include "tiny_plat.h"
 #include "util/rng.h"
-
-/* 1 socket x 2 modules = 2 CPUs, one L3 domain. L1D 1 KiB 2-way (8 sets),
- * L2 4 KiB 4-way (16 sets), L3 16 KiB 8-way (32 sets, or 2 slices of 16),
- * LRU everywhere: line k of a task maps to L1 set k % 8, L2 set k % 16. */
-static const char profile[] = "name: tiny-l3\n"
-                              "vendor: intel\n"
-                              "topology: {sockets: 1, modules: 2}\n"
-                              "core: {frequency: 1GHz, cpi: 1, mlp: 1}\n"
-                              "caches:\n"
-                              "  L1I: {size: 1K, ways: 2, latency: 2}\n"
-                              "  L1D: {size: 1K, ways: 2, latency: 2}\n"
-                              "  L2: {size: 4K, ways: 4, latency: 10}\n"
-                              "  L3:\n"
-                              "    size: 16K\n"
-                              "    ways: 8\n"
-                              "    latency: 30\n"
-                              "    inclusion: %s\n"
-                              "    monitored: true\n"
-                              "    allocation: {classes: 4, cbm_len: 8}\n"
-                              "%s"
-                              "memory: {channels: 2, peak: 64GB/s, latency: 100ns, "
-                              "remote_penalty: 50ns}\n"
-                              "qos:\n"
-                              "  monitoring: {ids: 8, occupancy: true, total: true, local: true}\n";
 
 static struct mach M;
 
+/* The tiny machine (tiny_plat.h) on one socket, with more L3 lines `extra`:
+ * 1 socket x 2 modules = 2 CPUs, one L3 domain. L1D 1 KiB 2-way (8 sets),
+ * L2 4 KiB 4-way (16 sets), L3 16 KiB 8-way (32 sets, or 2 slices of 16),
+ * LRU everywhere: line k of a task maps to L1 set k % 8, L2 set k % 16. */
 static int build_text(const char *incl, const char *extra, struct err *e)
 {
-    char text[2048];
-    struct conf c;
-    struct plat p;
-    snprintf(text, sizeof text, profile, incl, extra);
-    if (conf_load_mem(&c, "tiny-l3.yaml", text, strlen(text), e))
-        return -1;
-    int rc = plat_from_conf(&p, &c, e);
-    conf_free(&c);
-    return rc ? rc : mach_init(&M, &p, 2, e);
+    return tiny_mach(
+        &M,
+        &(struct tiny_opt){.name = "tiny-l3",
+                           .vendor = "intel",
+                           .topology = "sockets: 1, modules: 2",
+                           .inclusion = incl,
+                           .allocation = "classes: 4, cbm_len: 8",
+                           .l3 = extra,
+                           .monitoring = "ids: 8, occupancy: true, total: true, local: true"},
+        2, e);
 }
 
 static void build(const char *incl, const char *extra)

@@ -12,47 +12,11 @@
 #include <math.h>
 
 #include "sim/mach.h"
+#include "tiny_plat.h"
 #include "tiny_rv.h"
 #include "util/rng.h"
 
-/* 2 sockets x 1 node x 1 domain x 2 modules x 1 core x 1 thread = 4 CPUs;
- * L3 16 KiB, 8 ways, 32 sets; masks are 8 bits, one per way. */
-static const char profile[] = "name: tiny\n"
-                              "vendor: amd\n"
-                              "topology: {sockets: 2, modules: 2}\n"
-                              "core: {frequency: 1GHz, cpi: 1, mlp: 1}\n"
-                              "caches:\n"
-                              "  L1I: {size: 1K, ways: 2, latency: 2}\n"
-                              "  L1D: {size: 1K, ways: 2, latency: 2}\n"
-                              "  L2: {size: 4K, ways: 4, latency: 10}\n"
-                              "  L3:\n"
-                              "    size: 16K\n"
-                              "    ways: 8\n"
-                              "    latency: 30\n"
-                              "    inclusion: %s\n"
-                              "    monitored: true\n"
-                              "    allocation: {classes: 4, cbm_len: 8, cdp: true}\n"
-                              "memory: {channels: 2, peak: 64GB/s, latency: 100ns, "
-                              "remote_penalty: 50ns}\n"
-                              "qos:\n"
-                              "  monitoring: {ids: 8, occupancy: true, total: true, local: true,"
-                              " width: %u, scale: 64, sample: %s}\n";
-
 static struct mach M;
-
-/* M, from a profile's text, with ntask tasks. */
-static void build_text(const char *text, unsigned ntask)
-{
-    struct conf c;
-    struct err e = {0};
-    struct plat p;
-    assert_int_equal(conf_load_mem(&c, "tiny.yaml", text, strlen(text), &e), 0);
-    int rc = plat_from_conf(&p, &c, &e);
-    if (rc)
-        fail_msg("%s", e.msg);
-    conf_free(&c);
-    assert_int_equal(mach_init(&M, &p, ntask, &e), 0);
-}
 
 /* The machine again, from a profile: a shipped one, or tiny_rv.h's (two
  * worlds, two types, L2 per module: the CBQRI test platform). */
@@ -79,11 +43,22 @@ static void build_tiny_rv(void)
     rebuild(&p, 4);
 }
 
+/* tiny_plat.h's machine: 2 sockets x 1 node x 1 domain x 2 modules x 1
+ * core x 1 thread = 4 CPUs; L3 16 KiB, 8 ways, 32 sets; masks are 8 bits,
+ * one per way. */
 static void build(const char *incl, unsigned width, const char *sample)
 {
-    char text[2048];
-    snprintf(text, sizeof text, profile, incl, width, sample);
-    build_text(text, 4);
+    char mon[128];
+    snprintf(mon, sizeof mon,
+             "ids: 8, occupancy: true, total: true, local: true, width: %u, scale: 64, sample: %s",
+             width, sample);
+    tiny_mach(&M,
+              &(struct tiny_opt){.name = "tiny",
+                                 .vendor = "amd",
+                                 .inclusion = incl,
+                                 .allocation = "classes: 4, cbm_len: 8, cdp: true",
+                                 .monitoring = mon},
+              4, NULL);
 }
 
 static int setup(void **state)
@@ -114,18 +89,7 @@ static uint64_t touch(unsigned cpu, unsigned kind, uint64_t a)
 /* Counts L3 lines of domain d whose owner has tag `tag`, and checks they sit in `ways`. */
 static uint64_t lines_of_tag(unsigned d, unsigned tag, uint64_t ways)
 {
-    const struct mach_cache *x = &M.cache[PLAT_L3][d];
-    uint64_t n = 0;
-    for (uint64_t i = 0; i < (uint64_t)x->c.sets * x->c.g.assoc; i++) {
-        const struct cache_line *l = &x->c.lines[i];
-        if (l->tag == CACHE_TAG_INVALID || M.owners[l->owner].tag != tag)
-            continue;
-        n++;
-        if (!((ways >> l->way) & 1))
-            fail_msg("tag %u line in way %u outside mask 0x%llx", tag, l->way,
-                     (unsigned long long)ways);
-    }
-    return n;
+    return tag_lines(&M, PLAT_L3, d, tag, ways);
 }
 
 static void test_isolation(void **state)
@@ -340,20 +304,17 @@ static void test_traffic_classes(void **state)
 static void test_held_limited_only(void **state)
 {
     (void)state;
-    static const char rate[] = "name: capped\n"
-                               "vendor: amd\n"
-                               "topology: {sockets: 1, modules: 2}\n"
-                               "core: {frequency: 1GHz, cpi: 1, mlp: 1}\n"
-                               "caches:\n"
-                               "  L1I: {size: 1K, ways: 2, latency: 2}\n"
-                               "  L1D: {size: 1K, ways: 2, latency: 2}\n"
-                               "  L2: {size: 4K, ways: 4, latency: 10}\n"
-                               "  L3: {size: 16K, ways: 8, latency: 30}\n"
-                               "memory: {channels: 2, peak: 64GB/s, latency: 100ns}\n"
-                               "qos:\n"
-                               "  bandwidth: {kind: rate, classes: 2, max: 11, window: 1us}\n";
+    /* The tiny machine on one socket (CPUs 0 and 1, one L3), no remote
+     * memory, no allocation or monitoring: a rate limit only. */
     mach_free(&M);
-    build_text(rate, 2);
+    tiny_mach(
+        &M,
+        &(struct tiny_opt){.name = "capped",
+                           .vendor = "amd",
+                           .topology = "sockets: 1, modules: 2",
+                           .local_only = 1,
+                           .qos = "  bandwidth: {kind: rate, classes: 2, max: 11, window: 1us}\n"},
+        2, NULL);
     struct bw_class_set s;
     bw_class_reset(BW_RATE, &s);
     s.rate = 0.001; /* bytes per tick: a line every 64,000 ticks (1000 cycles) */
@@ -890,34 +851,21 @@ static void test_units_bad_args(void **state)
  * 1 (domain 1); a slow node after the DRAM nodes for each: node 2 local to
  * node 0, node 3 to node 1. At 1 GHz a cycle is 64 ticks and a nanosecond a
  * cycle: DRAM 100 ns, slow 300 ns (100 ns in the SMBA test), remote +50 ns. */
-static const char slow_profile[] = "name: slowtiny\n"
-                                   "vendor: amd\n"
-                                   "topology: {sockets: 2, modules: 2}\n"
-                                   "core: {frequency: 1GHz, cpi: 1, mlp: 1}\n"
-                                   "caches:\n"
-                                   "  L1I: {size: 1K, ways: 2, latency: 2}\n"
-                                   "  L1D: {size: 1K, ways: 2, latency: 2}\n"
-                                   "  L2: {size: 4K, ways: 4, latency: 10}\n"
-                                   "  L3: {size: 16K, ways: 8, latency: 30, monitored: true,"
-                                   " allocation: {classes: 4, cbm_len: 8}}\n"
-                                   "memory:\n"
-                                   "  channels: 2\n"
-                                   "  peak: 64GB/s\n"
-                                   "  latency: 100ns\n"
-                                   "  remote_penalty: 50ns\n"
-                                   "  slow: {nodes: 1, peak: %s, latency: %s, channels: 2}\n"
-                                   "qos:\n"
-                                   "  monitoring: {ids: 8, occupancy: true, total: true, local: "
-                                   "true}\n"
-                                   "  bandwidth: {kind: rate, classes: 4, max: 11}\n"
-                                   "  slow_bandwidth: {classes: 4, max: 11, window: 1us}\n";
-
 static void build_slow(const char *peak, const char *lat)
 {
-    char text[2048];
-    snprintf(text, sizeof text, slow_profile, peak, lat);
+    char slow[96];
+    snprintf(slow, sizeof slow, "  slow: {nodes: 1, peak: %s, latency: %s, channels: 2}\n", peak,
+             lat);
     mach_free(&M);
-    build_text(text, 4);
+    tiny_mach(&M,
+              &(struct tiny_opt){.name = "slowtiny",
+                                 .vendor = "amd",
+                                 .allocation = "classes: 4, cbm_len: 8",
+                                 .memory = slow,
+                                 .monitoring = "ids: 8, occupancy: true, total: true, local: true",
+                                 .qos = "  bandwidth: {kind: rate, classes: 4, max: 11}\n"
+                                        "  slow_bandwidth: {classes: 4, max: 11, window: 1us}\n"},
+              4, NULL);
 }
 
 /* Reads of DRAM and slow memory from one CPU: each in its class, local or

@@ -22,6 +22,7 @@
 #include "util/conf.h"
 
 #include "qosim.h"
+#include "tiny_plat.h"
 
 /* One socket, two cores, 1 GHz (a cycle is a nanosecond). A stream of
  * line-sized loads misses every level: its latency-bound rate, 64 * mlp /
@@ -61,15 +62,7 @@ static void build(const char *model, const char *extra)
 {
     char text[2048];
     snprintf(text, sizeof text, profile, model, extra);
-    struct conf c;
-    struct err e = {0};
-    struct plat p;
-    assert_int_equal(conf_load_mem(&c, "mba-test.yaml", text, strlen(text), &e), 0);
-    int rc = plat_from_conf(&p, &c, &e);
-    conf_free(&c);
-    if (rc)
-        fail_msg("%s", e.msg);
-    assert_int_equal(mach_init(&M, &p, 2, &e), 0);
+    text_mach(&M, "mba-test.yaml", text, 2, NULL);
 }
 
 static int teardown(void **state)
@@ -84,18 +77,8 @@ static int teardown(void **state)
  * class 1 throttled by `delay`, for 200k cycles after a 20k-cycle warm-up. */
 static double run_bw(enum wl_pattern pattern, unsigned delay)
 {
-    struct wl_params wp;
-    wl_params_default(&wp);
-    wp.pattern = pattern;
-    wp.wss = 64ull << 20;
-    wp.access = 64;
-    wp.mem_ratio = 1;
-    wp.write_ratio = 0;
-    wp.branch_ratio = 0;
-    wp.code = 256; /* stays in L1I: only data misses */
-    struct wl *w;
+    struct wl *w = line_wl(pattern, 64ull << 20, 1);
     struct err e = {0};
-    assert_int_equal(wl_synth_new(&wp, 1, &w, &e), 0);
     static struct core_task t;
     core_task_init(&t, w, mach_phys_base(0, 0));
     struct bw_class_set s;
@@ -172,16 +155,7 @@ static void run_pair(unsigned delay, double *stream, double *chase)
     static struct core_task t[2];
     struct err e = {0};
     for (unsigned c = 0; c < 2; c++) {
-        struct wl_params wp;
-        wl_params_default(&wp);
-        wp.pattern = c ? WL_CHASE : WL_SEQ;
-        wp.wss = 64ull << 20;
-        wp.access = 64;
-        wp.mem_ratio = 1;
-        wp.write_ratio = 0;
-        wp.branch_ratio = 0;
-        wp.code = 256;
-        assert_int_equal(wl_synth_new(&wp, 1 + c, &w[c], &e), 0);
+        w[c] = line_wl(c ? WL_CHASE : WL_SEQ, 64ull << 20, 1 + c);
         core_task_init(&t[c], w[c], mach_phys_base(0, c));
         mach_set_assoc(&M, c, (int)c, 1, c);
     }

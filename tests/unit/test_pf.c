@@ -22,6 +22,7 @@
 #include "util/rng.h"
 
 #include "qosim.h"
+#include "tiny_plat.h"
 
 static const char profile[] =
     "name: pf-test\n"
@@ -68,21 +69,12 @@ static int build_rc(const char *pf, struct err *e)
 {
     char text[4096];
     snprintf(text, sizeof text, profile, pf);
-    struct conf c;
-    struct plat p;
-    assert_int_equal(conf_load_mem(&c, "pf-test.yaml", text, strlen(text), e), 0);
-    int rc = plat_from_conf(&p, &c, e);
-    conf_free(&c);
-    if (!rc)
-        rc = mach_init(&M, &p, 2, e);
-    return rc;
+    return text_mach(&M, "pf-test.yaml", text, 2, e);
 }
 
 static void build(const char *pf)
 {
-    struct err e = {0};
-    if (build_rc(pf, &e))
-        fail_msg("%s", e.msg);
+    build_rc(pf, NULL);
 }
 
 static int teardown(void **state)
@@ -96,18 +88,8 @@ static int teardown(void **state)
  * access) on CPU 0 in class cls, tag 1, for `cycles` cycles. */
 static void run(enum wl_pattern pattern, unsigned cls, uint64_t cycles)
 {
-    struct wl_params wp;
-    wl_params_default(&wp);
-    wp.pattern = pattern;
-    wp.wss = 16ull << 20;
-    wp.access = 64;
-    wp.mem_ratio = 1;
-    wp.write_ratio = 0;
-    wp.branch_ratio = 0;
-    wp.code = 256;
-    struct wl *w;
+    struct wl *w = line_wl(pattern, 16ull << 20, 1);
     struct err e = {0};
-    assert_int_equal(wl_synth_new(&wp, 1, &w, &e), 0);
     static struct core_task t;
     core_task_init(&t, w, mach_phys_base(0, 0));
     struct mach_cpu *p = &M.cpu[0];
@@ -116,20 +98,30 @@ static void run(enum wl_pattern pattern, unsigned cls, uint64_t cycles)
     wl_free(w);
 }
 
+/* Task 0's counts after `pattern` in class 0 for `cycles` cycles on CPU 0
+ * with Intel's four prefetchers turned off (*off), then on (*on): a new
+ * machine each, the second left built. */
+static void run_off_on(enum wl_pattern pattern, uint64_t cycles, struct mach_tstat *off,
+                       struct mach_tstat *on)
+{
+    build(all4);
+    mach_set_prefetch(&M, 0, 0);
+    run(pattern, 0, cycles);
+    *off = M.ts[0];
+    mach_free(&M);
+    build(all4);
+    run(pattern, 0, cycles);
+    *on = M.ts[0];
+}
+
 /* A sequential stream: with the prefetchers the L2 demand misses fall to a
  * fraction, most prefetches are used, and the stream runs faster; memory
  * traffic is the same lines (a stream uses what is prefetched). */
 static void test_stream(void **state)
 {
     (void)state;
-    build(all4);
-    mach_set_prefetch(&M, 0, 0);
-    run(WL_SEQ, 0, 200000);
-    struct mach_tstat off = M.ts[0];
-    mach_free(&M);
-    build(all4);
-    run(WL_SEQ, 0, 200000);
-    struct mach_tstat on = M.ts[0];
+    struct mach_tstat off, on;
+    run_off_on(WL_SEQ, 200000, &off, &on);
     assert_int_equal(off.pf_req, 0);
     assert_int_equal(off.pf_bytes, 0);
     if (on.miss[PLAT_L2] * 5 > on.instr / 2 || on.instr < off.instr * 3 / 2)
@@ -154,14 +146,8 @@ static void test_stream(void **state)
 static void test_random(void **state)
 {
     (void)state;
-    build(all4);
-    mach_set_prefetch(&M, 0, 0);
-    run(WL_RANDOM, 0, 200000);
-    struct mach_tstat off = M.ts[0];
-    mach_free(&M);
-    build(all4);
-    run(WL_RANDOM, 0, 200000);
-    struct mach_tstat on = M.ts[0];
+    struct mach_tstat off, on;
+    run_off_on(WL_RANDOM, 200000, &off, &on);
     double r_off = (double)off.rd_bytes / (double)off.miss[PLAT_L3];
     double r_on = (double)on.rd_bytes / (double)on.miss[PLAT_L3];
     if (r_off > 64.5 || r_on < 1.8 * 64)
@@ -197,18 +183,7 @@ static void test_off_is_today(void **state)
 /* Counts L3 lines of tag `tag` and checks they sit in `ways`. */
 static uint64_t lines_of_tag(unsigned tag, uint64_t ways)
 {
-    const struct mach_cache *x = &M.cache[PLAT_L3][0];
-    uint64_t n = 0;
-    for (uint64_t i = 0; i < (uint64_t)x->c.sets * x->c.g.assoc; i++) {
-        const struct cache_line *l = &x->c.lines[i];
-        if (l->tag == CACHE_TAG_INVALID || M.owners[l->owner].tag != tag)
-            continue;
-        n++;
-        if (!((ways >> l->way) & 1))
-            fail_msg("tag %u line in way %u outside mask 0x%llx", tag, l->way,
-                     (unsigned long long)ways);
-    }
-    return n;
+    return tag_lines(&M, PLAT_L3, 0, tag, ways);
 }
 
 /* Prefetches are the requester's: class 2 may fill L3 ways 0-1 only, and

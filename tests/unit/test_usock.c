@@ -181,6 +181,8 @@ static void test_peer_credentials(void **state)
         close(ready[0]), close(logp[0]);
         if (setgid(NOBODY) || setuid(NOBODY))
             _exit(3);
+        if (access(at("nb"), W_OK | X_OK)) /* a $TMPDIR nobody may not pass */
+            _exit(write(ready[1], "n", 1) == 1 ? 0 : 4);
         int lf = usock_listen(at("nb/s"), &e);
         FILE *log = fdopen(logp[1], "w");
         if (lf < 0 || !log || write(ready[1], "r", 1) != 1)
@@ -192,6 +194,12 @@ static void test_peer_credentials(void **state)
     char buf[512] = "";
     assert_int_equal(read(ready[0], buf, 1), 1);
     close(ready[0]);
+    if (buf[0] == 'n') {
+        print_message("# skipped: uid 65534 cannot reach %s\n", dir);
+        waitpid(child, NULL, 0);
+        close(logp[0]);
+        return;
+    }
     assert_int_equal(mode_of(at("nb/s")), 0600);
     c = connect_to(at("nb/s"));
     assert_true(c >= 0);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "testlib.h"
+#include "tiny_plat.h"
 
 #include "util/rng.h"
 
@@ -35,33 +36,20 @@ enum { L3M = 0xC90, L2M = 0xD10, MBA = 0xD50 };
 
 /* ---- building machines ---- */
 
-/* A small Intel or AMD machine: 2 sockets x 2 modules = 4 CPUs, 2 L3
- * domains (CPUs 0-1 and 2-3), L3 16 KiB of 8 ways (256 lines, one mask bit
- * per way), 4 COS with CDP, 8 RMIDs. */
+/* A small Intel or AMD machine (tiny_plat.h's): 2 sockets x 2 modules = 4
+ * CPUs, 2 L3 domains (CPUs 0-1 and 2-3), L3 16 KiB of 8 ways (256 lines,
+ * one mask bit per way), 4 COS with CDP, 8 RMIDs. */
 static void boot_tiny(const char *vendor, const char *sparse, const char *total, unsigned width,
                       unsigned scale)
 {
-    char text[2048];
-    snprintf(text, sizeof text,
-             "name: tiny\n"
-             "vendor: %s\n"
-             "topology: {sockets: 2, modules: 2}\n"
-             "core: {frequency: 1GHz, cpi: 1, mlp: 1}\n"
-             "caches:\n"
-             "  L1I: {size: 1K, ways: 2, latency: 2}\n"
-             "  L1D: {size: 1K, ways: 2, latency: 2}\n"
-             "  L2: {size: 4K, ways: 4, latency: 10}\n"
-             "  L3:\n"
-             "    size: 16K\n"
-             "    ways: 8\n"
-             "    latency: 30\n"
-             "    monitored: true\n"
-             "    allocation: {classes: 4, cbm_len: 8, cdp: true, sparse: %s}\n"
-             "memory: {channels: 2, peak: 64GB/s, latency: 100ns, remote_penalty: 50ns}\n"
-             "qos:\n"
-             "  monitoring: {ids: 8, occupancy: true, total: %s, local: true,"
-             " width: %u, scale: %u}\n",
-             vendor, sparse, total, width, scale);
+    char alloc[64], mon[128], text[2048];
+    snprintf(alloc, sizeof alloc, "classes: 4, cbm_len: 8, cdp: true, sparse: %s", sparse);
+    snprintf(mon, sizeof mon,
+             "ids: 8, occupancy: true, total: %s, local: true, width: %u, scale: %u", total, width,
+             scale);
+    tiny_plat_text(text, sizeof text,
+                   &(struct tiny_opt){
+                       .name = "tiny", .vendor = vendor, .allocation = alloc, .monitoring = mon});
     boot_text(text);
 }
 
@@ -315,18 +303,16 @@ static void test_cpuid_custom_fields(void **state)
 static void test_cpuid_amd_be_only_sets_pqe(void **state)
 {
     (void)state;
-    boot_text("name: amd-be-only\n"
-              "vendor: amd\n"
-              "topology: {sockets: 1, domains: 2, modules: 2}\n"
-              "core: {frequency: 1GHz, cpi: 1, mlp: 1}\n"
-              "caches:\n"
-              "  L1I: {size: 1K, ways: 2, latency: 2}\n"
-              "  L1D: {size: 1K, ways: 2, latency: 2}\n"
-              "  L2: {size: 4K, ways: 4, latency: 10}\n"
-              "  L3: {size: 16K, ways: 8, latency: 30}\n"
-              "memory: {channels: 2, peak: 64GB/s, latency: 100ns}\n"
-              "qos:\n"
-              "  bandwidth: {kind: rate, classes: 4, max: 11}\n");
+    char text[2048];
+    /* The tiny machine on one socket of 2 L3 domains (tiny_plat.h), no
+     * remote memory: bandwidth enforcement alone. */
+    tiny_plat_text(text, sizeof text,
+                   &(struct tiny_opt){.name = "amd-be-only",
+                                      .vendor = "amd",
+                                      .topology = "sockets: 1, domains: 2, modules: 2",
+                                      .local_only = 1,
+                                      .qos = "  bandwidth: {kind: rate, classes: 4, max: 11}\n"});
+    boot_text(text);
     /* ECX: 2 dies x 2 cores, NC 3 and 2 APIC ID bits (1 core, 1 die). */
     CPUID_IS(0x80000008, 0, 0, 1u << 6, 2u << 12 | 3, 0);
     CPUID_IS(0x80000020, 0, 0, 1u << 1, 0, 0);
