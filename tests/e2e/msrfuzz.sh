@@ -5,14 +5,17 @@
 # msrfuzz_ranges PLATFORM: the ranges for `qosim-guest msrfuzz`: the
 # vendor's QoS MSRs as the VM gives them to the model (docs/vm.md), with the
 # registers that exist also given as ranges of their own, so that they are
-# drawn as often as the wide ranges of absent ones; IA32_QM_CTR is written
-# only (":w"), its reads move with time.
+# drawn as often as the wide ranges of absent ones. Written only (":w"):
+# IA32_QM_CTR, whose reads move with time, and IA32_QM_EVTSEL, which the
+# guest's kernel writes too (its limbo worker selects a removed group's
+# RMID there every second until the RMID's lines are gone), so that a
+# read-back could be the kernel's value.
 msrfuzz_ranges() {
     case $1 in
-    amd-*) echo 0xc81 0xc8d 0xc8e:w 0xc8f 0xc90-0xca0 0xc0000200-0xc0000210 \
+    amd-*) echo 0xc81 0xc8d:w 0xc8e:w 0xc8f 0xc90-0xca0 0xc0000200-0xc0000210 \
         0xc0000280-0xc0000290 0xc00003fd-0xc00003ff 0xc0000400-0xc0000402 \
         0xc0000200-0xc00004ff 0xc0000108 ;;
-    *) echo 0xc81-0xc84 0xc8d 0xc8e:w 0xc8f 0xc90-0xca0 0xd10-0xd20 0xd50-0xd60 \
+    *) echo 0xc81-0xc84 0xc8d:w 0xc8e:w 0xc8f 0xc90-0xca0 0xd10-0xd20 0xd50-0xd60 \
         0xc81-0xdff 0x1a4 ;;
     esac
 }
