@@ -85,20 +85,18 @@ case " $PARTS " in *" fuzz "*)
     echo
     echo "| platform | writes | taken | #GP | equal to qosim regs | sanitizer reports | wall (s) |"
     echo "|---|---|---|---|---|---|---|"
-    rt="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
     for p in intel-xeon amd-epyc-turin; do
         t0=$(date +%s)
-        QOSIM_VM_PLUGIN=$san LD_PRELOAD=$rt ASAN_OPTIONS=detect_leaks=0 \
-            "$Q" vm --platform $p --cmd "modprobe msr; qosim-guest msrfuzz 0 3 $SAN_FUZZ $(msrfuzz_ranges $p) | sed 's/^/fz /'" \
+        san_vm "$san" "$Q" vm --platform $p --cmd "modprobe msr; qosim-guest msrfuzz 0 3 $SAN_FUZZ $(msrfuzz_ranges $p) | sed 's/^/fz /'" \
             >"$W/out" 2>"$W/err"
         rc=$?
         secs=$(($(date +%s) - t0))
         msrfuzz_replay "$W/out" $p "$W"
         n=$(grep -c '^wrmsr' "$W/fz.regs")
-        taken=$(awk '$1 == "fz" && $2 != "init" && $4 == "ok"' "$W/fz.out" | wc -l)
+        taken=$(grep -c '^ok' "$W/fz.want")
         same=no
         cmp -s "$W/fz.want" "$W/fz.got" && same=yes
-        reports=$(grep -cE 'ERROR: AddressSanitizer|runtime error:' "$W/err")
+        reports=$(san_reports "$W/err" | wc -l)
         echo "| $p | $n | $taken | $((n - taken)) | $same | $reports | $secs |"
         [ $rc -eq 0 ] && [ "$n" -eq "$SAN_FUZZ" ] && [ $same = yes ] && [ "$reports" -eq 0 ] || fail=1
     done

@@ -37,8 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -210,18 +208,14 @@ static int scen_setup(struct regs *c, struct err *e)
  * else serves could take register writes meant for ours. */
 static int attach(const char *path, FILE *in, FILE *out)
 {
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    if (strlen(path) >= sizeof a.sun_path) {
-        cli_error("regs", "--attach %s: path too long for a socket", path);
-        return 2;
-    }
-    strcpy(a.sun_path, path);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a)) {
-        cli_error("regs", "--attach %s: %s (is a guest running with qosim vm --console %s?)", path,
-                  strerror(errno), path);
-        if (fd >= 0)
-            close(fd);
+    struct err e;
+    int fd = usock_connect(path, &e);
+    if (fd < 0) {
+        if (e.code == -QOSIM_EINVAL)
+            cli_error("regs", "--attach %s", e.msg);
+        else
+            cli_error("regs", "--attach %s (is a guest running with qosim vm --console %s?)", e.msg,
+                      path);
         return 2;
     }
     uid_t uid;

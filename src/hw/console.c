@@ -82,11 +82,6 @@ void console_bad(struct console *k, long r, size_t n, FILE *out)
 size_t console_reply(struct console *k, long r, char *line, char *out, size_t n,
                      void (*interp)(void *self, char *line, FILE *out), void *self)
 {
-    if (n < 2) {
-        if (n)
-            *out = '\0';
-        return 0;
-    }
     /* What was printed: out[0, got), whole when it fits in n - 2 bytes
      * (fmemopen may clobber the last byte of a full buffer). */
     size_t got = 0;

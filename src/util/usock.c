@@ -36,22 +36,33 @@ int usock_folder_safe(const char *path, struct err *e)
     return 0;
 }
 
-int usock_listen(const char *path, struct err *e)
+/* A stream socket and path's address in a; the descriptor, or -1 with why
+ * in e. */
+static int usock_open(const char *path, struct sockaddr_un *a, struct err *e)
 {
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    if (strlen(path) >= sizeof a.sun_path)
+    *a = (struct sockaddr_un){.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof a->sun_path)
         return err_set(e, -QOSIM_EINVAL, "%s: path too long for a socket (%zu bytes at most)", path,
-                       sizeof a.sun_path - 1),
+                       sizeof a->sun_path - 1),
                -1;
-    strcpy(a.sun_path, path);
+    strcpy(a->sun_path, path);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
-        return err_set(e, -QOSIM_EIO, "%s: %s", path, strerror(errno)), -1;
+        err_set(e, -QOSIM_EIO, "%s: %s", path, strerror(errno));
+    return fd;
+}
+
+int usock_listen(const char *path, struct err *e)
+{
+    struct sockaddr_un a;
+    int fd = usock_open(path, &a, e);
+    if (fd < 0)
+        return -1;
     /* bind() creates the file with 0777 less the umask, and no call can
      * set a socket file's mode before it exists: a umask that removes
      * everything but the owner's bits closes the window. The umask is the
-     * process's; callers make the socket before they start threads that
-     * create files. */
+     * process's: a file another thread makes in that instant gets a
+     * narrower mode than it asked for, never a wider one. */
     mode_t old = umask(0177);
     int rc = bind(fd, (struct sockaddr *)&a, sizeof a);
     int bind_errno = errno;
@@ -60,6 +71,18 @@ int usock_listen(const char *path, struct err *e)
         err_set(e, -QOSIM_EIO, "%s: %s", path, strerror(rc ? bind_errno : errno));
         if (!rc)
             unlink(path);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int usock_connect(const char *path, struct err *e)
+{
+    struct sockaddr_un a;
+    int fd = usock_open(path, &a, e);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a)) {
+        err_set(e, -QOSIM_EIO, "%s: %s", path, strerror(errno));
         close(fd);
         return -1;
     }

@@ -22,6 +22,10 @@ int usock_folder_safe(const char *path, struct err *e);
  * moment it exists. The descriptor, or -1 with why in e. */
 int usock_listen(const char *path, struct err *e);
 
+/* A connection to the socket at path: the descriptor, or -1 with why in e
+ * (-QOSIM_EINVAL for a path no socket can have, -QOSIM_EIO for the rest). */
+int usock_connect(const char *path, struct err *e);
+
 /* The user and process at the other end of a connected socket. 0, or -1. */
 int usock_peer(int fd, uid_t *uid, pid_t *pid);
 

@@ -1,6 +1,21 @@
 # The hostile guest's MSR fuzzing, shared by tests/e2e/test_vm_san.sh and
-# bench/hostile.sh (docs/security.md): what to fuzz on a platform, and the
-# replay of the guest's writes on the model's own console.
+# bench/hostile.sh (docs/security.md): the guest under the sanitized
+# plugin, what to fuzz on a platform, and the replay of the guest's writes
+# on the model's own console.
+
+# san_vm PLUGIN CMD...: CMD (a `qosim vm`, or a command that runs one) with
+# PLUGIN, the plugin built with ASan and UBSan (make vm-san), and their
+# runtimes preloaded into QEMU.
+san_vm() {
+    local plugin=$1
+    shift
+    QOSIM_VM_PLUGIN=$plugin ASAN_OPTIONS=detect_leaks=0 \
+        LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" "$@"
+}
+
+# san_reports FILE: the sanitizer reports in a run's standard error (the
+# runtimes' warnings about QEMU's coroutines are not reports).
+san_reports() { grep -E 'ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer' "$1"; }
 
 # msrfuzz_ranges PLATFORM: the ranges for `qosim-guest msrfuzz`: the
 # vendor's QoS MSRs as the VM gives them to the model (docs/vm.md), with the
@@ -23,7 +38,7 @@ msrfuzz_ranges() {
 # msrfuzz_replay GUEST_OUT PLATFORM DIR: from the guest's output (msrfuzz's
 # lines prefixed "fz "), DIR/fz.regs (the writes and read-backs as console
 # commands), DIR/fz.want (the outcomes the guest saw, as the console prints
-# them) and DIR/fz.got (the console's own, `$QOSIM regs` replaying the
+# them: a write taken is its line "ok") and DIR/fz.got (the console's own, `$QOSIM regs` replaying the
 # writes from the state the guest found: its "init" lines, whose answers are
 # not compared).
 msrfuzz_replay() {

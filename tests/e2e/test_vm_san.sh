@@ -17,7 +17,6 @@ esac
 top=$(cd "$(dirname "$0")/../.." && pwd)
 plugin=$top/build/vm/san/qosim-vm.so
 [ -f "$plugin" ] || { notok "the sanitized plugin is built (make vm-san)" "no $plugin"; exit 0; }
-rt="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
 source "$(dirname "$0")/msrfuzz.sh"
 for p in intel-xeon amd-epyc-turin; do
     guest='R=/sys/fs/resctrl; mount -t resctrl -o cdp resctrl $R; mkdir $R/g
@@ -28,11 +27,11 @@ cat $R/g/mon_data/mon_L3_00/*; umount $R; modprobe msr
 qosim-guest rdmsr 0 0xdff; qosim-guest wrmsr 0 0xc9f 0x10000; pqos --iface=msr -d >/dev/null
 qosim-guest msrfuzz 0 7 1000 '$(msrfuzz_ranges $p)' | sed "s/^/fz /"
 exit 6'
-    QOSIM_VM_PLUGIN=$plugin LD_PRELOAD=$rt ASAN_OPTIONS=detect_leaks=0 \
-        timeout -k 10 900 "$QOSIM" vm --platform $p --cmd "$guest" >"$TMP/out" 2>"$TMP/err"
+    san_vm "$plugin" timeout -k 10 900 "$QOSIM" vm --platform $p --cmd "$guest" \
+        >"$TMP/out" 2>"$TMP/err"
     same "$p: the sanitized model runs the guest to its exit status" "$?" 6
-    if grep -qE 'ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer' "$TMP/err"; then
-        notok "$p: no sanitizer report" "$(grep -m3 -E 'ERROR|runtime error' "$TMP/err")"
+    if san_reports "$TMP/err" >"$TMP/reports"; then
+        notok "$p: no sanitizer report" "$(head -3 "$TMP/reports")"
     else
         ok "$p: no sanitizer report"
     fi

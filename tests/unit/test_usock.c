@@ -21,9 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,22 +63,6 @@ static mode_t mode_of(const char *path)
     return st.st_mode & 07777;
 }
 
-static int connect_to(const char *path)
-{
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    if (strlen(path) >= sizeof a.sun_path)
-        return -1;
-    memcpy(a.sun_path, path, strlen(path) + 1);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a)) {
-        int er = errno;
-        close(fd);
-        errno = er;
-        return -1;
-    }
-    return fd;
-}
-
 /* Under a umask of 000 (containers, CI images) and of 077 alike. */
 static void test_socket_mode_any_umask(void **state)
 {
@@ -119,6 +101,12 @@ static void test_socket_never_replaces(void **state)
     longp[sizeof longp - 1] = '\0';
     assert_int_equal(usock_listen(longp, &e), -1);
     assert_non_null(strstr(e.msg, "path too long for a socket (107 bytes at most)"));
+    assert_int_equal(usock_connect(longp, &e), -1);
+    assert_int_equal(e.code, -QOSIM_EINVAL);
+    assert_non_null(strstr(e.msg, "path too long for a socket (107 bytes at most)"));
+    assert_int_equal(usock_connect(at("none"), &e), -1);
+    assert_int_equal(e.code, -QOSIM_EIO);
+    assert_non_null(strstr(e.msg, "/none: No such file or directory"));
 }
 
 static void test_folder_rules(void **state)
@@ -155,7 +143,7 @@ static void test_peer_credentials(void **state)
     struct err e;
     int l = usock_listen(at("me"), &e);
     assert_true(l >= 0);
-    int c = connect_to(at("me"));
+    int c = usock_connect(at("me"), &e);
     assert_true(c >= 0);
     int s = usock_accept(l, stderr);
     assert_true(s >= 0);
@@ -201,7 +189,7 @@ static void test_peer_credentials(void **state)
         return;
     }
     assert_int_equal(mode_of(at("nb/s")), 0600);
-    c = connect_to(at("nb/s"));
+    c = usock_connect(at("nb/s"), &e);
     assert_true(c >= 0);
     assert_int_equal(read(c, buf, 1), 0); /* closed without a word */
     close(c);
