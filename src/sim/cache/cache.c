@@ -107,7 +107,8 @@ int cache_init(struct cache *c, const char *name, const struct cache_geom *g,
     c->memo = repl->memo && g->assoc <= CACHE_MEMO_ASSOC;
     c->lines = malloc((size_t)c->sets * g->assoc * sizeof *c->lines);
     c->set_state = calloc(c->sets, sizeof *c->set_state);
-    if (!c->lines || !c->set_state) {
+    c->nvalid = calloc(c->sets, sizeof *c->nvalid);
+    if (!c->lines || !c->set_state || !c->nvalid) {
         cache_free(c);
         return err_set(e, -QOSIM_ENOMEM, "%s: cannot allocate %llu lines", name,
                        (unsigned long long)c->sets * g->assoc);
@@ -120,8 +121,10 @@ void cache_free(struct cache *c)
 {
     free(c->lines);
     free(c->set_state);
+    free(c->nvalid);
     c->lines = NULL;
     c->set_state = NULL;
+    c->nvalid = NULL;
 }
 
 void cache_reset(struct cache *c)
@@ -132,6 +135,7 @@ void cache_reset(struct cache *c)
             set[i] = (struct cache_line){.tag = CACHE_TAG_INVALID, .way = (uint8_t)i};
     }
     memset(c->set_state, 0, c->sets * sizeof *c->set_state);
+    memset(c->nvalid, 0, c->sets * sizeof *c->nvalid);
     c->repl->reset(c);
 }
 
@@ -151,6 +155,8 @@ int cache_find(const struct cache *c, uint64_t block)
 static unsigned cache_pick(struct cache *c, uint32_t s, uint64_t mask)
 {
     const struct cache_line *set = cache_set(c, s);
+    if (c->nvalid[s] == c->g.assoc)
+        return c->repl->victim(c, s, mask);
     if (c->repl->empty_first) {
         for (uint32_t i = 0; i < c->g.assoc; i++)
             if (set[i].tag == CACHE_TAG_INVALID && cache_way_allowed(mask, set[i].way))
@@ -168,6 +174,7 @@ static void cache_fill_at(struct cache *c, uint32_t s, unsigned i, uint64_t bloc
 {
     struct cache_line *l = &cache_set(c, s)[i];
     v->valid = l->tag != CACHE_TAG_INVALID;
+    c->nvalid[s] += !v->valid;
     v->tag = l->tag;
     v->owner = l->owner;
     v->flags = l->flags;
@@ -216,6 +223,7 @@ int cache_invalidate(struct cache *c, uint64_t block, struct cache_victim *v)
     l->tag = CACHE_TAG_INVALID;
     l->flags = 0;
     l->owner = 0;
+    c->nvalid[s]--;
     c->repl->invalidate(c, s, (unsigned)i);
     return 1;
 }

@@ -60,6 +60,8 @@ struct cache {
     int memo;                 /* the policy keeps a repeat-hit memo (repl.h) */
     struct cache_line *lines; /* sets * assoc entries, set-major */
     uint64_t *set_state;      /* one word per set for policies with set state */
+    uint16_t *nvalid;         /* valid entries per set: a full set skips the search for an
+                                 empty way, which after warm-up every fill would make */
     uint32_t rng, psel;       /* policy state of the whole cache: a random generator, a
                                  set-dueling selector (repl_qlru.c) */
 };
