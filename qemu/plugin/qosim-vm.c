@@ -21,7 +21,9 @@
  * limiter; 0, the default, never holds it back), console=PATH (a Unix
  * socket where `qosim regs --attach PATH` drives this same model while the
  * guest runs), slow=SIZE (bytes: the guest's NUMA node 1, which `qosim vm
- * --slow-memory` gives it, is the profile's first slow node). */
+ * --slow-memory` gives it, is the profile's first slow node), from=user|boot
+ * (where simulation starts: the guest's first user-space instruction, the
+ * default, or QEMU's first; "Fast-forward" below). */
 #include <qemu-plugin.h>
 #include <qosim-hooks.h>
 
@@ -87,7 +89,31 @@ static struct {
                                          waited at limiters in it */
     uint64_t pace_sim;                /* ticks requests waited at limiters since the last check */
     double pace_debt_ns;              /* host time the guest still owes */
+    int ff;                           /* enum ff */
+    int from_boot;                    /* from=boot: no fast-forward */
+    qemu_plugin_id_t id;
 } vm;
+
+/* Fast-forward: the firmware and the kernel's boot run at QEMU's own speed,
+ * with CPUID and the QoS MSRs answered by the model from the first
+ * instruction, but no access fed to the caches; simulation starts when the
+ * guest first runs user-space code (its init), as a simulator's
+ * fast-forward skips to the region of interest (project choice: nothing
+ * the model is for happens before a program runs, and a boot simulated
+ * whole took ten times as long; docs/vm.md, "Fast-forward"). User space is
+ * recognised by its addresses: x86-64 Linux maps its kernel in the upper
+ * half of the address space and user space in the lower, and the only code
+ * it runs in the lower half is where virtual equals physical (the firmware,
+ * the kernel's start before paging moves it up, the secondary CPUs'
+ * start-up trampoline). So the first block whose lower-half address is not
+ * its RAM's physical one is a user-space program's. */
+enum ff {
+    FF_OFF,    /* simulating every access */
+    FF_WAIT,   /* user space has not run yet */
+    FF_ENDING, /* user space seen: waiting for QEMU to drop the blocks translated without
+                  callbacks (qemu_plugin_reset) */
+};
+#define FF_LOWER_END (1ull << 47) /* the lower half of a 48-bit address space */
 
 static void die(const char *what, const struct err *e)
 {
@@ -316,11 +342,45 @@ static void on_mem(unsigned cpu, qemu_plugin_meminfo_t info, uint64_t va, void *
                             .kind = qemu_plugin_mem_is_store(info) ? TREC_S : TREC_L};
 }
 
+static void ff_end(qemu_plugin_id_t id);
+
+/* Whether a block at vaddr, whose first instruction is at guest-physical
+ * pa (or not in RAM: pa_known 0), is still fast-forwarded. */
+static int ff_skip(uint64_t vaddr, uint64_t pa, int pa_known)
+{
+    if (vm.ff == FF_WAIT && pa_known && vaddr < FF_LOWER_END && vaddr != pa) {
+        /* Every block translated so far has no callbacks: QEMU drops them
+         * all, and the plugin's callbacks, then ff_end registers those
+         * again. */
+        vm.ff = FF_ENDING;
+        qemu_plugin_reset(vm.id, ff_end);
+    }
+    return vm.ff != FF_OFF;
+}
+
+/* The guest-physical address of host address h if it is guest RAM. */
+static int ram_pa(const uint8_t *h, uint64_t *pa)
+{
+    for (unsigned b = 0; h && b < vm.nram; b++)
+        if (h >= vm.ram[b].host && (uint64_t)(h - vm.ram[b].host) < vm.ram[b].size) {
+            *pa = vm.ram[b].gpa + (uint64_t)(h - vm.ram[b].host);
+            return 1;
+        }
+    return 0;
+}
+
 static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
     if (vm.console[0] && con.fd < 0)
         con_start(vm.console);
+    if (vm.ff != FF_OFF) {
+        uint64_t pa = 0;
+        int known = qemu_plugin_tb_n_insns(tb) &&
+                    ram_pa(qemu_plugin_insn_haddr(qemu_plugin_tb_get_insn(tb, 0)), &pa);
+        if (ff_skip(qemu_plugin_tb_vaddr(tb), pa, known))
+            return;
+    }
     size_t n = qemu_plugin_tb_n_insns(tb);
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(tb, i);
@@ -329,11 +389,8 @@ static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
          * virtual address, which is its physical one in the firmware's
          * flat mode. */
         uint64_t pa = qemu_plugin_insn_vaddr(in) & ((1ull << MACH_VA_BITS) - 1);
-        for (unsigned b = 0; h && b < vm.nram; b++)
-            if (h >= vm.ram[b].host && (uint64_t)(h - vm.ram[b].host) < vm.ram[b].size) {
-                pa = model_addr(vm.ram[b].gpa + (uint64_t)(h - vm.ram[b].host));
-                break;
-            }
+        if (ram_pa(h, &pa))
+            pa = model_addr(pa);
         size_t len = qemu_plugin_insn_size(in);
         uintptr_t d = (uintptr_t)(pa << 4 | (len & 15));
         qemu_plugin_register_vcpu_insn_exec_cb(in, on_insn, QEMU_PLUGIN_CB_NO_REGS, (void *)d);
@@ -520,7 +577,12 @@ static void write_report(void)
         fprintf(stderr, "qosim-vm: cannot write %s\n", tmp);
         return;
     }
-    fprintf(f, "{\n  \"platform\": \"%s\",\n  \"vcpus\": [\n", vm.p.name);
+    /* from: where simulation was to start; simulating: whether it had
+     * (false: the guest never reached user space, so nothing below counts). */
+    fprintf(f,
+            "{\n  \"platform\": \"%s\",\n  \"from\": \"%s\",\n  \"simulating\": %s,\n"
+            "  \"vcpus\": [\n",
+            vm.p.name, vm.from_boot ? "boot" : "user", vm.ff == FF_OFF ? "true" : "false");
     for (unsigned i = 0; i < vm.nv; i++) {
         const struct mach_tstat *s = &vm.m.ts[i];
         fprintf(f,
@@ -580,11 +642,29 @@ static void on_exit_cb(qemu_plugin_id_t id, void *ud)
         unlink(vm.console);
 }
 
+/* The plugin's callbacks; again after a reset, which drops them all. */
+static void register_cbs(qemu_plugin_id_t id)
+{
+    qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
+    qemu_plugin_register_vcpu_resume_cb(id, on_resume);
+    qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb);
+    qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
+}
+
+/* QEMU has flushed its translated blocks (all vCPUs stopped): from here on
+ * every block is translated with the model's callbacks. */
+static void ff_end(qemu_plugin_id_t id)
+{
+    vm.ff = FF_OFF;
+    register_cbs(id);
+}
+
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
                                            char **argv)
 {
     struct err e = {0};
     const char *profile = NULL;
+    vm.ff = FF_WAIT;
     if (info->system_emulation == false) {
         fprintf(stderr, "qosim-vm: this plugin is for qemu-system-x86_64\n");
         return -1;
@@ -603,6 +683,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
                 fprintf(stderr, "qosim-vm: pace=%s: not a number >= 0\n", argv[i] + 5);
                 return -1;
             }
+        } else if (!strncmp(argv[i], "from=", 5)) {
+            if (strcmp(argv[i] + 5, "user") && strcmp(argv[i] + 5, "boot")) {
+                fprintf(stderr, "qosim-vm: from=%s: user or boot\n", argv[i] + 5);
+                return -1;
+            }
+            vm.from_boot = !strcmp(argv[i] + 5, "boot");
+            vm.ff = vm.from_boot ? FF_OFF : FF_WAIT;
         } else if (!strncmp(argv[i], "slow=", 5)) {
             char *end;
             errno = 0;
@@ -657,10 +744,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     }
     if (vm.console[0] && con_check(vm.console))
         return -1;
-    qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
-    qemu_plugin_register_vcpu_resume_cb(id, on_resume);
-    qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb);
-    qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
+    vm.id = id;
+    register_cbs(id);
     qemu_plugin_qosim_hooks(&hooks);
     return 0;
 }

@@ -31,7 +31,7 @@ static const char usage[] =
     "                [--kernel FILE] [--initrd FILE] [--append 'KERNEL ARGS'] [--cmd 'SHELL "
     "COMMAND']\n"
     "                [--report FILE] [--console SOCKET] [--pace K] [--verbose] [--print-cmd]\n"
-    "                [--no-model]\n"
+    "                [--from-boot] [--no-model]\n"
     "  Boots Linux in QEMU on a simulated platform (default intel-xeon): the guest's\n"
     "  CPUID, QoS MSRs, caches and memory are qosim's model of it.\n"
     "  --cpus N       vCPUs: the profile's first N logical CPUs (default: those of\n"
@@ -51,6 +51,9 @@ static const char usage[] =
     "                 model while it runs (removed at the end)\n"
     "  --pace K       hold the guest back K host ns per simulated ns its requests wait\n"
     "                 at a bandwidth limit, so the guest's clock sees it (default 10)\n"
+    "  --from-boot    simulate the firmware and the kernel's boot too (default: the\n"
+    "                 caches and memory start at the guest's first user-space\n"
+    "                 instruction; CPUID and the QoS MSRs are the model's throughout)\n"
     "  --verbose      show the firmware and kernel messages with --cmd\n"
     "  --print-cmd    print QEMU's command line and exit\n"
     "  --no-model     QEMU alone, without the model (stock CPUID, no caches): for\n"
@@ -78,7 +81,7 @@ static const char usage[] =
 struct vm_opts {
     const char *plat, *kernel, *initrd, *append, *cmd, *report, *pace, *console, *slow_arg;
     uint64_t cpus, mem, slow;
-    int verbose, print, nomodel;
+    int verbose, print, nomodel, from_boot;
 };
 
 /* Where `make vm` put QEMU, the plugin, the kernel and the initramfs:
@@ -269,6 +272,8 @@ static int parse(int argc, char **argv, struct vm_opts *o)
             o->print = 1;
         else if (!strcmp(argv[i], "--no-model"))
             o->nomodel = 1;
+        else if (!strcmp(argv[i], "--from-boot"))
+            o->from_boot = 1;
         else if ((v = cli_optval(argc, argv, &i, "--platform", &missing)))
             o->plat = v;
         else if ((v = cli_optval(argc, argv, &i, "--kernel", &missing)))
@@ -299,8 +304,9 @@ static int parse(int argc, char **argv, struct vm_opts *o)
             return 2;
         }
     }
-    if (o->nomodel && (o->report || o->pace || o->console)) {
-        cli_error("vm", "--no-model runs no model: --report, --pace and --console need one");
+    if (o->nomodel && (o->report || o->pace || o->console || o->from_boot)) {
+        cli_error("vm", "--no-model runs no model: --report, --pace, --console and --from-boot "
+                        "need one");
         return 2;
     }
     if (cpus && (conf_parse_u64(cpus, &o->cpus) || !o->cpus)) {
@@ -491,10 +497,10 @@ int cli_vm(int argc, char **argv)
     snprintf(append, sizeof append, "console=ttyS0 panic=-1%s %s%s%s",
              o.cmd && !o.verbose ? " quiet" : "", VM_KERNEL_ARGS, o.append ? " " : "",
              o.append ? o.append : "");
-    snprintf(plug, sizeof plug, "%s,profile=%s,pace=%s%s%s%s%s%s", plugin,
-             o.plat ? o.plat : "intel-xeon", o.pace ? o.pace : VM_PACE, o.report ? ",report=" : "",
-             o.report ? o.report : "", o.console ? ",console=" : "", o.console ? o.console : "",
-             slowarg);
+    snprintf(plug, sizeof plug, "%s,profile=%s,pace=%s,from=%s%s%s%s%s%s", plugin,
+             o.plat ? o.plat : "intel-xeon", o.pace ? o.pace : VM_PACE,
+             o.from_boot ? "boot" : "user", o.report ? ",report=" : "", o.report ? o.report : "",
+             o.console ? ",console=" : "", o.console ? o.console : "", slowarg);
     snprintf(serial2, sizeof serial2, "file:%s", status);
     const char *args[64];
     int n = 0;

@@ -34,6 +34,8 @@ expect "regs --attach to no guest is refused" 2 $QOSIM regs --attach "$TMP/none.
 has "... and says what to run" "$TMP/err" "qosim vm --console"
 expect "regs --attach with --platform is refused" 2 $QOSIM regs --attach "$TMP/s" --platform intel-xeon
 expect "--no-model with --report is refused" 2 $V --no-model --report "$TMP/r.json"
+expect "--no-model with --from-boot is refused" 2 $V --no-model --from-boot
+has "... naming what needs the model" "$TMP/err" "--from-boot need one"
 # Slow memory: amd-epyc with a slow node per DRAM node (docs/profiles.md, memory.slow).
 "$QOSIM" profiles show amd-epyc |
     sed 's/^name: amd-epyc$/name: amd-epyc-slow/
@@ -59,12 +61,15 @@ if $V --print-cmd >/dev/null 2>&1; then
     has "amd-epyc: vendor, signature and CPUID limits are the model's" "$TMP/out" \
         "-cpu max,vendor=AuthenticAMD,family=25,model=1,stepping=1,level=16,xlevel=0x80000020,"
     has "amd-epyc: one TCG thread enters the model" "$TMP/out" "-accel tcg,thread=single"
-    has "amd-epyc: the plugin gets the profile and the default pace" "$TMP/out" "qosim-vm.so,profile=amd-epyc,pace=10"
+    has "amd-epyc: the plugin gets the profile, the default pace, and simulates from user space" \
+        "$TMP/out" "qosim-vm.so,profile=amd-epyc,pace=10,from=user"
     has "amd-epyc: the kernel skips its crypto self-tests, the W+X walks and the mitigations" \
         "$TMP/out" "-append console=ttyS0 panic=-1 cryptomgr.notests rodata=off mitigations=off -plugin"
     expect "--append" 0 $V --platform amd-epyc --append "mitigations=auto foo=1" --print-cmd
     has "... comes last, so that it can turn one back on" "$TMP/out" \
         " rodata=off mitigations=off mitigations=auto foo=1 -plugin"
+    expect "--from-boot" 0 $V --platform amd-epyc --from-boot --print-cmd
+    has "... the plugin simulates the boot too" "$TMP/out" "qosim-vm.so,profile=amd-epyc,pace=10,from=boot"
     expect "intel-xeon --cpus 16" 0 $V --cpus 16 --print-cmd
     has "intel-xeon: 16 vCPUs of 32, 8 L2 modules a die" "$TMP/out" \
         "-smp cpus=16,maxcpus=32,sockets=2,dies=1,cores=8,threads=2 "
@@ -76,7 +81,7 @@ if $V --print-cmd >/dev/null 2>&1; then
     expect "a profile with slow memory" 0 $V --platform "$TMP/slow.yaml" --print-cmd
     has "... has two NUMA nodes, the slow one CPU-less and 256M by default" "$TMP/out" \
         "-m 1280M -object memory-backend-ram,id=qosim-ram0,size=1024M -object memory-backend-ram,id=qosim-ram1,size=256M -numa node,nodeid=0,cpus=0-127,memdev=qosim-ram0 -numa node,nodeid=1,memdev=qosim-ram1 "
-    has "... and the plugin knows the slow node's size" "$TMP/out" "qosim-vm.so,profile=$TMP/slow.yaml,pace=10,slow=268435456\$"
+    has "... and the plugin knows the slow node's size" "$TMP/out" "qosim-vm.so,profile=$TMP/slow.yaml,pace=10,from=user,slow=268435456\$"
     expect "--slow-memory 1G --memory 1G" 0 $V --platform "$TMP/slow.yaml" --slow-memory 1G --memory 1G --print-cmd
     has "... makes 2G in all" "$TMP/out" "-m 2048M .*size=1024M .*size=1024M "
     expect "--slow-memory 0" 0 $V --platform "$TMP/slow.yaml" --slow-memory 0 --print-cmd

@@ -4,7 +4,9 @@
 # (docs/profiles.md, min_max); pqos and resctrl both find the 16 classes,
 # and resctrl reports the core-wide "max" throttling. The same profile with
 # per-thread controls (MBA 3.0, CPUID.10H.3 ECX[0]): resctrl reports
-# "per-thread", and IA32_MBA_CFG is not there.
+# "per-thread", and IA32_MBA_CFG is not there. The first boot is
+# fast-forwarded to user space (the default), the second simulates the boot
+# too (--from-boot): its model sees the kernel's boot as well.
 source "$(dirname "$0")/vm.sh"
 PLAT=intel-xeon-mba16
 "$QOSIM" profiles show intel-xeon | sed 's/^    classes: 8$/    classes: 16/; s/^name: intel-xeon$/name: intel-xeon-mba16/' \
@@ -21,6 +23,11 @@ want pqos_d.rc 0
 want pqos_mba_cos 16
 want MB/num_closids 16
 want MB/thread_throttle_mode max
+# instr: the instructions the model ran, all vCPUs.
+instr() { awk '/"instructions":/ { sub(/.*"instructions": /, ""); n += $0 + 0 } END { print n + 0 }' "$TMP/report.json"; }
+has "$PLAT: the report says simulation started at user space" "$TMP/report.json" '"from": "user",'
+has "$PLAT: ... and that it did" "$TMP/report.json" '"simulating": true,'
+ff=$(instr)
 
 PLAT=intel-xeon-mba16-pt
 sed 's/^name: intel-xeon-mba16$/name: intel-xeon-mba16-pt/; s/^    classes: 16$/    classes: 16\n    per_thread: true/' \
@@ -29,7 +36,13 @@ same "the profile has per-thread MBA" "$(grep -c "^    per_thread: true$" "$TMP/
 vm_boot "$TMP/$PLAT.yaml" 'modprobe msr
 qosim-guest rdmsr 0 0xc84 >/dev/null 2>&1; echo "fact mba_cfg.rc $?"
 mount -t resctrl resctrl /sys/fs/resctrl; echo "fact MB/num_closids $(cat /sys/fs/resctrl/info/MB/num_closids)"
-echo "fact MB/thread_throttle_mode $(cat /sys/fs/resctrl/info/MB/thread_throttle_mode)"'
+echo "fact MB/thread_throttle_mode $(cat /sys/fs/resctrl/info/MB/thread_throttle_mode)"' --from-boot
 want mba_cfg.rc 3
 want MB/num_closids 16
 want MB/thread_throttle_mode per-thread
+has "$PLAT: with --from-boot the report says simulation started at QEMU's first instruction" \
+    "$TMP/report.json" '"from": "boot",'
+# The kernel's boot is about 550 M instructions on these profiles; the
+# commands after it are alike in the two boots (the first runs pqos too).
+claim "--from-boot simulates the kernel's boot: $(instr) instructions >= the fast-forwarded boot's $ff + 300 M" \
+    ge "$(instr)" "$((ff + 300000000))" 1
