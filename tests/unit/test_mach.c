@@ -616,36 +616,43 @@ static void test_units_remove(void **state)
 
 /* Per access type (CBQRI controllers tell types apart) against one limit
  * over both types; and worlds apart. */
-/* Two threads of one core stream through its link, thread 0 in class 1
- * (delay 90%), thread 1 in class 2 (no delay), a new line every 20 cycles
- * each, 4000 lines; returns the ticks each waited beyond the unthrottled
- * pace (its requests' latencies less the fastest one's). On intel-xeon-spr,
- * the part with IA32_MBA_CFG, whose MBA acts on the link's rate (`model:
- * link`, the default; intel-xeon delays each request instead) and which has
- * no prefetcher to add lines. Its link moves 16 bytes a cycle, 1.6 at delay
- * 90: a line each 40 cycles, half the pace asked; unthrottled, the two
- * threads ask 6.4 of the 16. */
-static void throttle_pair(enum mach_thr mode, uint64_t *w0, uint64_t *w1)
+/* Two threads of one core stream past its L2, thread 0 in class 1 (delay
+ * pct), thread 1 in class 2 (no delay), a new line every 20 cycles each,
+ * 4000 lines; the sum of each thread's latencies into sum[]. On
+ * intel-xeon-spr, the part with IA32_MBA_CFG, its prefetchers off so that
+ * only the demand requests pass the throttle. */
+static void throttle_run(enum mach_thr mode, unsigned pct, uint64_t sum[2])
 {
-    build_shipped("intel-xeon-spr", 2);
-    assert_int_equal(M.p.topo.threads, 2);
+    struct plat p;
+    struct err e = {0};
+    assert_int_equal(plat_load(&p, "intel-xeon-spr", &e), 0);
+    assert_int_equal(p.topo.threads, 2);
+    p.core.pf.present = 0;
+    rebuild(&p, 2);
     struct bw_class_set s;
     bw_class_reset(BW_DELAY, &s);
-    s.delay_pct = 90;
+    s.delay_pct = pct;
     assert_int_equal(mach_set_bw(&M, 0, 1, &s), 0);
     mach_set_assoc(&M, 0, 0, 1, 0);
     mach_set_assoc(&M, 1, 1, 2, 0);
     assert_int_equal(mach_set_throttle_mode(&M, 0, mode), 0);
-    uint64_t sum[2] = {0, 0}, least[2] = {UINT64_MAX, UINT64_MAX};
+    sum[0] = sum[1] = 0;
     for (uint64_t i = 0; i < 4000; i++)
         for (unsigned c = 0; c < 2; c++) { /* in time order */
-            uint64_t lat = touch(c, HIER_LOAD, addr(0, c, i * 2));
-            sum[c] += lat;
-            least[c] = lat < least[c] ? lat : least[c];
+            sum[c] += touch(c, HIER_LOAD, addr(0, c, i * 2));
             M.cpu[c].now += 20 * MACH_TICK;
         }
-    *w0 = sum[0] - 4000 * least[0];
-    *w1 = sum[1] - 4000 * least[1];
+}
+
+/* What each thread waited for the throttle: its latencies at delay 90 less
+ * the same run's with no delay. */
+static void throttle_pair(enum mach_thr mode, uint64_t *w0, uint64_t *w1)
+{
+    uint64_t held[2], free_[2];
+    throttle_run(mode, 0, free_);
+    throttle_run(mode, 90, held);
+    *w0 = held[0] - free_[0];
+    *w1 = held[1] - free_[1];
 }
 
 /* How a core's threads share a delay throttle (Intel MBA): per thread each
