@@ -106,8 +106,13 @@ claim "$PLAT: under 0x1 a DRAM read stream counts its 128 MiB ($(fact r1.total))
 claim "$PLAT: under 0x1 a slow-memory read stream counts almost nothing ($(fact s1.total) < 2% of 128 MiB)" \
     ge $((MIB128 / 50)) "$(fact s1.total)" 1
 claim "$PLAT: under 0x15 (local) it counts its 128 MiB ($(fact s1.local))" ge "$(fact s1.local)" $MIB128 1
-claim "$PLAT: under 0x40 a write stream counts the 128 MiB it dirtied ($(fact w40.total))" \
-    ge "$(fact w40.total)" $MIB128 1
+# A dirty line counts when it leaves the L3; after the second pass up to the
+# CCD's 32 MiB L3 and the core's 1 MiB L2 (the L3 is their victim cache)
+# may still hold the stream's lines.
+claim "$PLAT: under 0x40 a write stream counts the 128 MiB it dirtied, less what the L2 and L3 still hold ($(fact w40.total) >= 95 MiB)" \
+    ge "$(fact w40.total)" $((MIB128 - (33 << 20))) 1
+claim "$PLAT: ... and no more than it dirtied ($(fact w40.total) <= 128 MiB + 1 MiB)" \
+    ge $((MIB128 + (1 << 20))) "$(fact w40.total)" 1
 claim "$PLAT: under 0x40 a DRAM read stream counts almost nothing ($(fact r40.total) < 2% of 128 MiB)" \
     ge $((MIB128 / 50)) "$(fact r40.total)" 1
 claim "$PLAT: ... nor does a slow-memory read stream ($(fact s10.total) < 2%: the page structures its exit wrote)" \

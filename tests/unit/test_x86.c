@@ -739,11 +739,14 @@ static void test_amd_u_bit(void **state)
     WR_OK(5, PQR, pqr(0, 9));
     assert_int_equal(counter(0, 2, 9), 0);
     assert_int_equal(counter(0, 3, 9), 0);
+    /* 10,000 lines in order: the L3 is the L2's victim cache, so it holds
+     * what the core's 512 KiB L2 (8,192 lines, 1,024 sets of 8) evicted:
+     * 784 sets took 10 lines and gave up 2, 240 took 9 and gave up 1. */
     run_on(5, 1);
-    loads(5, 0, 1, 0, 200);
-    assert_int_equal(counter(0, 2, 9), 200);
-    assert_int_equal(counter(0, 3, 9), 200);
-    assert_int_equal(counter(0, 1, 9), 200);
+    loads(5, 0, 1, 0, 10000);
+    assert_int_equal(counter(0, 2, 9), 10000);
+    assert_int_equal(counter(0, 3, 9), 10000);
+    assert_int_equal(counter(0, 1, 9), 10000 - 8192);
     /* Still another RMID is untracked in domain 0. */
     assert_int_equal(counter(0, 2, 10), U_BIT);
     assert_int_equal(counter(0, 1, 10), 0);
@@ -760,12 +763,18 @@ static void test_amd_counts_per_domain(void **state)
     loads(17, 0, 0, 0, 250);
     loads(17, 1, 0, 250, 50); /* the other socket's memory */
     WR_OK(0, PQR, pqr(0, 3)); /* domain 0 tracks RMID 3 too */
-    assert_int_equal(counter(16, 1, 3), 300);
+    /* The 300 lines are all in CPU 17's L2: its CCX's victim L3 holds none
+     * of them yet. */
+    assert_int_equal(counter(16, 1, 3), 0);
     assert_int_equal(counter(16, 2, 3), 300);
     assert_int_equal(counter(16, 3, 3), 250);
     assert_int_equal(counter(0, 1, 3), 0);
     assert_int_equal(counter(0, 2, 3), 0);
+    /* 9,000 more: the L2 (8,192 lines) gives the L3 the surplus. */
+    loads(17, 0, 0, 300, 9000);
+    assert_int_equal(counter(16, 1, 3), 9300 - 8192);
     assert_int_equal(counter(16, 1, 3), mach_occupancy(&M, PLAT_L3, 1, 3));
+    assert_int_equal(counter(0, 1, 3), 0);
 }
 
 /* Was a bug: "When the hardware begins tracking an RMID which it was not
