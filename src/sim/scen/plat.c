@@ -619,18 +619,20 @@ static int load_bw_steps(struct conf *c, struct conf_node *t, int whole, unsigne
                           t->nkids, steps, gran, 2 * gran, steps * gran);
     at[0] = 0;
     for (unsigned k = 0; k < steps; k++) {
-        double v;
-        uint64_t u;
-        if (whole)
-            rc = conf_node_u64(c, &t->kids[k], 0, 1000000, &u, e), v = (double)u;
-        else
+        double v = 0;
+        uint64_t u = 0;
+        if (whole) {
+            rc = conf_node_u64(c, &t->kids[k], 0, 1000000, &u, e);
+            v = (double)u;
+        } else {
             rc = conf_node_f64(c, &t->kids[k], 0, 1000000, &v, e);
+        }
         if (rc)
             return rc;
         if (k && v < at[k])
             return conf_error(c, &t->kids[k], e,
-                              "%g cycles at %u is less than %g at %u: a larger throttle value "
-                              "%s no less",
+                              "%.10g cycles at %u is less than %.10g at %u: a larger throttle "
+                              "value %s no less",
                               v, (k + 1) * gran, at[k], k * gran, whole ? "delays" : "spaces");
         at[k + 1] = v;
     }
