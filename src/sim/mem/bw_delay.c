@@ -109,6 +109,10 @@ static int delay_init(struct bw *b, struct err *e)
                        "bandwidth limiter (delay): link_rate must be a positive number of bytes "
                        "per tick (got %g)",
                        c->link_rate);
+    if (c->req_delay && c->req_spacing)
+        return err_set(e, -QOSIM_EINVAL,
+                       "bandwidth limiter (delay): a request delay and a request spacing are "
+                       "two models; give one");
     struct delay_state *s = calloc(1, sizeof *s + c->nport * sizeof s->thr[0]);
     if (s && !(s->link = calloc(c->nport / nthr, sizeof *s->link))) {
         free(s);
@@ -119,12 +123,6 @@ static int delay_init(struct bw *b, struct err *e)
                        c->nport);
     s->nthr = nthr;
     b->state = s;
-    if (c->req_delay && c->req_spacing) {
-        delay_free(b);
-        return err_set(e, -QOSIM_EINVAL,
-                       "bandwidth limiter (delay): a request delay and a request spacing are "
-                       "two models; give one");
-    }
     int rc = copy_table(c->req_delay, &s->req, "request delay", e);
     if (!rc)
         rc = copy_table(c->req_spacing, &s->gap, "request spacing", e);
