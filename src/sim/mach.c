@@ -108,12 +108,17 @@ static int bw_setup(struct mach *m, struct err *e)
         cfg.nport = m->p.topo.modules * m->p.topo.cores * cfg.nthr;
         cfg.link_rate = m->p.core.link / MACH_TICK;
     }
-    /* ---- MBA request model (bw_delay.c): the profile's cycles as ticks ---- */
-    double req[BW_DELAY_REQ_STEPS];
-    if (b->kind == BW_DELAY && b->req_model) {
-        for (unsigned i = 0; i < BW_DELAY_REQ_STEPS; i++)
+    /* ---- MBA request and spacing models (bw_delay.c): the profile's cycles as ticks ---- */
+    double req[BW_DELAY_REQ_STEPS], gap[BW_DELAY_REQ_STEPS];
+    if (b->kind == BW_DELAY && b->req_model != PLAT_MBA_LINK) {
+        for (unsigned i = 0; i < BW_DELAY_REQ_STEPS; i++) {
             req[i] = b->req_delay[i] * MACH_TICK;
-        cfg.req_delay = req;
+            gap[i] = b->req_spacing[i] * MACH_TICK;
+        }
+        if (b->req_model == PLAT_MBA_REQUEST)
+            cfg.req_delay = req;
+        else
+            cfg.req_spacing = gap;
     }
     cfg.capacity = m->p.mem.peak / m->ticks_per_sec;
     cfg.nblks = b->nblks;

@@ -797,13 +797,9 @@ int conf_u64(const struct conf *c, struct conf_node *map, const char *key, int r
     return r <= 0 ? r : node_u64(c, n, min, max, out, e);
 }
 
-int conf_f64(const struct conf *c, struct conf_node *map, const char *key, int req, double min,
-             double max, double *out, struct err *e)
+static int node_f64(const struct conf *c, struct conf_node *n, double min, double max, double *out,
+                    struct err *e)
 {
-    struct conf_node *n;
-    int r = lookup(c, map, key, req, WANT_F64, 0, &n, e);
-    if (r <= 0)
-        return r;
     const char *s = n->val;
     char *end;
     errno = 0;
@@ -819,6 +815,27 @@ int conf_f64(const struct conf *c, struct conf_node *map, const char *key, int r
     }
     *out = v;
     return 0;
+}
+
+int conf_f64(const struct conf *c, struct conf_node *map, const char *key, int req, double min,
+             double max, double *out, struct err *e)
+{
+    struct conf_node *n;
+    int r = lookup(c, map, key, req, WANT_F64, 0, &n, e);
+    return r <= 0 ? r : node_f64(c, n, min, max, out, e);
+}
+
+int conf_node_f64(const struct conf *c, struct conf_node *n, double min, double max, double *out,
+                  struct err *e)
+{
+    if (!n)
+        return conf_error(c, NULL, e, "expected %s, got nothing", WANT_F64);
+    n->used = 1;
+    if (n->type != CONF_SCALAR)
+        return wrong_type(c, n, WANT_F64, e);
+    if (!n->val[0])
+        return conf_error(c, n, e, "missing value");
+    return node_f64(c, n, min, max, out, e);
 }
 
 int conf_size(const struct conf *c, struct conf_node *map, const char *key, int req, uint64_t min,

@@ -101,6 +101,8 @@ int conf_parse_size(const char *s, uint64_t *out);
 /* The same parsers on a scalar node (for sequence items); n must be a scalar. */
 int conf_node_u64(const struct conf *c, struct conf_node *n, uint64_t min, uint64_t max,
                   uint64_t *out, struct err *e);
+int conf_node_f64(const struct conf *c, struct conf_node *n, double min, double max, double *out,
+                  struct err *e);
 
 /* Declares every key map may hold (a NULL-terminated list of strings that
  * outlive c) and reports the first other one, in file order, as

@@ -382,6 +382,134 @@ static void test_delay_threads(void **state)
     assert_non_null(strstr(e.msg, "3 ports are not links of 2 throttles"));
 }
 
+/* ---- delay, spacing model (Intel MBA as a request rate per core) ---------- */
+
+/* A spacing table of 2 ticks per delay percent: delay 50 spaces requests
+ * 100 ticks apart, delay 90 180, delay 10 20, delay 0 not at all. */
+static double spacing_table[BW_DELAY_REQ_STEPS];
+
+static struct bw_cfg cfg_spacing(unsigned nclass, unsigned nport, double link)
+{
+    for (unsigned i = 0; i < BW_DELAY_REQ_STEPS; i++)
+        spacing_table[i] = 2.0 * i;
+    struct bw_cfg c = cfg_delay(nclass, nport, link);
+    c.req_spacing = spacing_table;
+    return c;
+}
+
+/* Hand-derived timelines: one request per spacing for a core that asks
+ * faster, none delayed for one that asks slower, cores independent. The
+ * link (64 bytes a tick: a line holds it one tick) never binds here. */
+static void test_spacing_exact(void **state)
+{
+    (void)state;
+    struct bw b;
+    struct bw_cfg c = cfg_spacing(2, 2, 64.0);
+    mk(&b, &c);
+    set_delay(&b, 1, 50); /* 100 ticks between requests */
+    /* Faster than the spacing (every 10 ticks): exactly one per 100. */
+    static const uint64_t fast[] = {0, 100, 200, 300, 400};
+    for (unsigned k = 0; k < 5; k++)
+        assert_int_equal(admit(&b, 1, 0, 10 * k, 64), fast[k]);
+    assert_int_equal(b.stat[1].delayed, (100 - 10) + (200 - 20) + (300 - 30) + (400 - 40));
+    /* Port 1 (another core) is not behind port 0's timeline. */
+    assert_int_equal(admit(&b, 1, 1, 40, 64), 40);
+    assert_int_equal(admit(&b, 1, 1, 40, 64), 140);
+    bw_free(&b);
+
+    /* Slower than the spacing (every 150 ticks): never delayed. */
+    mk(&b, &c);
+    set_delay(&b, 1, 50);
+    for (unsigned k = 0; k < 20; k++)
+        assert_int_equal(admit(&b, 1, 0, 150 * k, 64), 150 * k);
+    assert_int_equal(b.stat[1].delayed, 0);
+    /* An idle gap is no credit: after 10,000 idle ticks two requests at
+     * once are still 100 apart. */
+    assert_int_equal(admit(&b, 1, 0, 12850, 64), 12850);
+    assert_int_equal(admit(&b, 1, 0, 12850, 64), 12950);
+    /* An unthrottled class on the same port is not spaced (delay 0): two
+     * requests at once are a link's tick apart. */
+    assert_int_equal(admit(&b, 0, 0, 20000, 64), 20000);
+    assert_int_equal(admit(&b, 0, 0, 20000, 64), 20001);
+    bw_free(&b);
+
+    /* A fractional spacing (delay 1: 2 ticks; with a spacing of 2.5 ticks
+     * the starts are rounded up, the timeline keeps the fraction). */
+    c = cfg_spacing(1, 1, 64.0);
+    spacing_table[1] = 2.5;
+    mk(&b, &c);
+    set_delay(&b, 0, 1);
+    static const uint64_t frac[] = {0, 3, 5, 8, 10, 13, 15};
+    for (unsigned k = 0; k < 7; k++)
+        assert_int_equal(admit(&b, 0, 0, 0, 64), frac[k]);
+    bw_free(&b);
+}
+
+/* A new throttle value takes effect from the next request: the spacing
+ * already given to the last one stands. */
+static void test_spacing_change(void **state)
+{
+    (void)state;
+    struct bw b;
+    struct bw_cfg c = cfg_spacing(1, 1, 64.0);
+    mk(&b, &c);
+    set_delay(&b, 0, 90);                            /* 180 ticks */
+    assert_int_equal(admit(&b, 0, 0, 0, 64), 0);     /* next from 180 */
+    assert_int_equal(admit(&b, 0, 0, 0, 64), 180);   /* next from 360 */
+    set_delay(&b, 0, 10);                            /* 20 ticks */
+    assert_int_equal(admit(&b, 0, 0, 0, 64), 360);   /* next from 380 */
+    assert_int_equal(admit(&b, 0, 0, 0, 64), 380);   /* next from 400 */
+    assert_int_equal(admit(&b, 0, 0, 390, 64), 400); /* next from 420 */
+    set_delay(&b, 0, 0);                             /* no spacing */
+    assert_int_equal(admit(&b, 0, 0, 410, 64), 420); /* the last spacing stands */
+    assert_int_equal(admit(&b, 0, 0, 420, 64), 420); /* and adds nothing more */
+    assert_int_equal(admit(&b, 0, 0, 500, 64), 500);
+    assert_int_equal(admit(&b, 0, 0, 500, 64), 501); /* the link's tick */
+    bw_free(&b);
+}
+
+/* Two throttles on one link (per-thread MBA): each spaces its own requests;
+ * the link is booked from the request on at its full rate, as in the
+ * request model (1 byte a tick: a line holds it 64 ticks). */
+static void test_spacing_link(void **state)
+{
+    (void)state;
+    struct bw b;
+    struct bw_cfg c = cfg_spacing(2, 2, 1.0);
+    c.nthr = 2;
+    mk(&b, &c);
+    set_delay(&b, 1, 90);                           /* 180 ticks */
+    assert_int_equal(admit(&b, 1, 0, 0, 64), 0);    /* throttle 0 -> 180, link -> 64 */
+    assert_int_equal(admit(&b, 0, 1, 0, 64), 64);   /* behind the link; link -> 128 */
+    assert_int_equal(admit(&b, 1, 0, 10, 64), 180); /* its spacing; link -> 192 */
+    assert_int_equal(admit(&b, 0, 1, 10, 64), 192); /* the link, not throttle 0's 360 */
+    bw_free(&b);
+}
+
+/* A spacing table is checked like a delay table, and excludes one. */
+static void test_spacing_reject(void **state)
+{
+    (void)state;
+    static const double bad[] = {-1, NAN, INFINITY, 1e15};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct bw_cfg c = cfg_spacing(1, 1, 1.0);
+        spacing_table[37] = bad[i];
+        struct bw b;
+        struct err e = {0};
+        assert_int_equal(bw_init(&b, &c, &e), -QOSIM_EINVAL);
+        assert_substr(e.msg, "request spacing 37 must be a finite number of ticks >= 0");
+        assert_null(b.state);
+        bw_free(&b);
+    }
+    struct bw_cfg c = cfg_spacing(1, 1, 1.0);
+    c.req_delay = spacing_table;
+    struct bw b;
+    struct err e = {0};
+    assert_int_equal(bw_init(&b, &c, &e), -QOSIM_EINVAL);
+    assert_substr(e.msg, "two models");
+    bw_free(&b);
+}
+
 /* Acceptance: a saturating port's bandwidth falls strictly as the delay goes
  * 0, 10, ..., 90 and is link_rate * (100 - d) / 100 within 5%. */
 static void test_delay_monotonic(void **state)
@@ -1097,6 +1225,10 @@ int main(void)
         cmocka_unit_test(test_delay_exact),
         cmocka_unit_test(test_delay_monotonic),
         cmocka_unit_test(test_delay_threads),
+        cmocka_unit_test(test_spacing_exact),
+        cmocka_unit_test(test_spacing_change),
+        cmocka_unit_test(test_spacing_link),
+        cmocka_unit_test(test_spacing_reject),
         cmocka_unit_test(test_rate_exact),
         cmocka_unit_test(test_rate_cap),
         cmocka_unit_test(test_rate_backwards),

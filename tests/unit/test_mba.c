@@ -1,11 +1,12 @@
-/* Unit tests for Intel MBA's request model (sim/mem/bw_delay.c with
- * qos.bandwidth.model: request): a throttle value adds a fixed delay to
- * each request leaving L2, so a core gets about N lines per (latency +
- * delay) for N requests in flight. On a test profile whose streaming core
- * is link-bound unthrottled, the bandwidth at delays 0..90 follows the
- * calibration; a pointer chase (one request in flight) and a stream (mlp in
- * flight) keep different fractions at one delay; the link model stays what
- * it was. */
+/* Unit tests for Intel MBA's request and spacing models (sim/mem/bw_delay.c
+ * with qos.bandwidth.model: request or spacing). Request: a throttle value
+ * adds a fixed delay to each request leaving L2, so a core gets about N
+ * lines per (latency + delay) for N requests in flight. On a test profile
+ * whose streaming core is link-bound unthrottled, the bandwidth at delays
+ * 0..90 follows the calibration; a pointer chase (one request in flight)
+ * and a stream (mlp in flight) keep different fractions at one delay; the
+ * link model stays what it was. Spacing: a throttle value is a request
+ * rate per core, which caps the stream and leaves the chase alone. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -204,6 +205,33 @@ static void test_two_cores_one_setting(void **state)
                  s80);
 }
 
+/* The spacing model (qos.bandwidth.model: spacing): delay 80 lets one
+ * request leave a core's L2 every 40 cycles, delay 90 every 80, the rest
+ * do not space. Two cores in class 1 at once: the stream (16 requests in
+ * flight, link-bound at 6 bytes a cycle unthrottled) is held to a line a
+ * spacing, 1.6 and 0.8 bytes a cycle; the chase, one request per line time
+ * L (about 150 cycles, longer than either spacing), is not slowed at all.
+ * The stream's throttle is its own core's: the chase's requests do not
+ * count against it. */
+static const char spacing[] = "    request_spacing: [0, 0, 0, 0, 0, 0, 0, 40, 80]\n";
+
+static void test_spacing_caps_the_stream_only(void **state)
+{
+    (void)state;
+    double s0, c0, s80, c80, s90, c90;
+    build("spacing", spacing);
+    run_pair(0, &s0, &c0);
+    run_pair(80, &s80, &c80);
+    run_pair(90, &s90, &c90);
+    if (s0 < 5.0 || 64 / c0 < 80)
+        fail_msg("unthrottled: stream %.3f bytes/cycle, chase line time %.1f cycles", s0, 64 / c0);
+    if (s80 < 1.6 * 0.97 || s80 > 1.6 * 1.001 || s90 < 0.8 * 0.97 || s90 > 0.8 * 1.001)
+        fail_msg("stream at delay 80 / 90: %.3f / %.3f bytes/cycle, expected 1.6 / 0.8", s80, s90);
+    if (c80 / c0 < 0.98 || c90 / c0 < 0.98)
+        fail_msg("chase at delay 80 / 90 keeps %.3f / %.3f, expected all of it", c80 / c0,
+                 c90 / c0);
+}
+
 /* Profile errors name the key. */
 static void bad_profile(const char *model, const char *extra, const char *msg)
 {
@@ -228,6 +256,22 @@ static void test_profile_errors(void **state)
     bad_profile("request", "    request_delay: [0, 0, 0, 0, 0, 50, 46, 140, 425]\n",
                 "a larger throttle value delays no less");
     bad_profile("queue", "", "model");
+    bad_profile("spacing", "", "model: spacing needs request_spacing");
+    bad_profile("request", spacing, "request_spacing needs model: spacing");
+    bad_profile("link", spacing, "request_spacing needs model: spacing");
+    bad_profile("spacing", calib, "request_delay needs model: request");
+    bad_profile("spacing", "    request_spacing: [1, 2, 3]\n", "3 entries for 9 throttle steps");
+    bad_profile("spacing", "    request_spacing: [0, 0, 0, 0, 0, 5, 4.5, 8, 16]\n",
+                "4.5 cycles at 70 is less than 5 at 60: a larger throttle value spaces no less");
+    bad_profile("spacing", "    request_spacing: [0, 0, 0, 0, -1, 5, 6, 8, 16]\n",
+                "request_spacing[4]: -1 is out of range");
+    bad_profile("spacing", "    request_spacing: [0, 0, 0, 0, .inf, 5, 6, 8, 16]\n",
+                "request_spacing[4]: expected a number");
+    bad_profile("spacing", "    request_spacing: [0, 0, 0, 0, nan, 5, 6, 8, 16]\n",
+                "request_spacing[4]: expected a number");
+    bad_profile("spacing", "    request_spacing: [0, 0, 0, 0, 1e300, 5, 6, 8, 16]\n",
+                "request_spacing[4]: 1e300 is out of range");
+    bad_profile("spacing", "    request_spacing: 40\n", "request_spacing");
 }
 
 int main(void)
@@ -237,6 +281,7 @@ int main(void)
         cmocka_unit_test_teardown(test_link_model_kept, teardown),
         cmocka_unit_test_teardown(test_request_depends_on_inflight, teardown),
         cmocka_unit_test_teardown(test_two_cores_one_setting, teardown),
+        cmocka_unit_test_teardown(test_spacing_caps_the_stream_only, teardown),
         cmocka_unit_test(test_profile_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

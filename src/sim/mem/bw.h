@@ -10,7 +10,10 @@
  *          Request model (cfg.req_delay set): a throttle adds a fixed
  *          delay to every request instead of pacing it, so the bandwidth
  *          a core gets depends on how many requests it keeps in flight
- *          (Intel MBA as documented; bw_delay.c).
+ *          (Intel MBA as documented; bw_delay.c). Spacing model
+ *          (cfg.req_spacing set): a throttle lets one request through per
+ *          spacing, a request rate per core that costs a core nothing
+ *          until its own requests come closer (project choice; bw_delay.c).
  *   rate   AMD L3BE style: an absolute cap in bytes per tick, enforced over
  *          accounting windows of `window` ticks: a class that used its
  *          window's budget waits for the next window.
@@ -55,6 +58,10 @@ struct bw_cfg {
        each request waits at its throttle for a delay_pct of i, added to its latency; the link
        then carries every request at link_rate (bw_delay.c) */
     const double *req_delay;
+    /* delay, spacing model (BW_DELAY_REQ_STEPS entries, or NULL): ticks between successive
+       requests of one throttle for a delay_pct of i (0: no spacing); the link as in the
+       request model; with req_delay unset (bw_delay.c) */
+    const double *req_spacing;
 };
 
 /* A class's setting; the reset setting limits nothing (delay 0, rate

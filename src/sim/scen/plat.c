@@ -594,56 +594,100 @@ static int load_mon(struct plat *p, struct conf *c, struct conf_node *qos, struc
     return 0;
 }
 
-/* qos.bandwidth.model and request_delay (kind delay): which model of Intel
- * MBA the limiter is (sim/mem/bw_delay.c). `link` (the default): a
- * throttled class's link rate falls with the delay. `request`: each request
- * leaving L2 waits a delay of its own, request_delay's entry for the
- * throttle value, in cycles, one entry per step (granularity, 2 *
- * granularity, ... max); a value between steps is interpolated, delay 0 adds
- * nothing. */
-static const char *const bw_model_names[] = {"link", "request"};
+/* qos.bandwidth.model, request_delay and request_spacing (kind delay): which
+ * model of Intel MBA the limiter is (sim/mem/bw_delay.c). `link` (the
+ * default): a throttled class's link rate falls with the delay. `request`:
+ * each request leaving L2 waits a delay of its own, request_delay's entry
+ * for the throttle value, in cycles. `spacing`: successive requests leaving
+ * one core's L2 are request_spacing's cycles apart. Each table has one
+ * entry per step (granularity, 2 * granularity, ... max); a value between
+ * steps is interpolated, delay 0 adds nothing. */
+static const char *const bw_model_names[] = {"link", "request", "spacing"};
+
+/* One table of cycles a throttle step, not decreasing, into at[0..steps]
+ * (at[0] = 0 for delay 0). Whole cycles for request_delay (as it always
+ * was), any finite number >= 0 for request_spacing. */
+static int load_bw_steps(struct conf *c, struct conf_node *t, int whole, unsigned steps,
+                         unsigned gran, double at[BW_DELAY_REQ_STEPS + 1], struct err *e)
+{
+    int rc = conf_expect(c, t, CONF_SEQ, e);
+    if (rc)
+        return rc;
+    if (t->nkids != steps)
+        return conf_error(c, t, e,
+                          "%u entries for %u throttle steps (%u, %u, ... %u): one per step",
+                          t->nkids, steps, gran, 2 * gran, steps * gran);
+    at[0] = 0;
+    for (unsigned k = 0; k < steps; k++) {
+        double v = 0;
+        uint64_t u = 0;
+        if (whole) {
+            rc = conf_node_u64(c, &t->kids[k], 0, 1000000, &u, e);
+            v = (double)u;
+        } else {
+            rc = conf_node_f64(c, &t->kids[k], 0, 1000000, &v, e);
+        }
+        if (rc)
+            return rc;
+        if (k && v < at[k])
+            return conf_error(c, &t->kids[k], e,
+                              "%.10g cycles at %u is less than %.10g at %u: a larger throttle "
+                              "value %s no less",
+                              v, (k + 1) * gran, at[k], k * gran, whole ? "delays" : "spaces");
+        at[k + 1] = v;
+    }
+    return 0;
+}
+
+/* at[0..steps] (cycles at throttle value k * gran) as one entry per delay
+ * value 0..99: linear between steps, the last step's beyond max. */
+static void bw_steps_expand(const double *at, unsigned steps, unsigned gran,
+                            double out[BW_DELAY_REQ_STEPS])
+{
+    for (unsigned d = 0; d < BW_DELAY_REQ_STEPS; d++) {
+        unsigned k = d / gran;
+        out[d] = k >= steps ? at[steps] : at[k] + (at[k + 1] - at[k]) * (double)(d % gran) / gran;
+    }
+}
+
+/* Reads one optional table into out (all 0 when absent). */
+static int load_bw_table(struct conf *c, struct conf_node *t, int whole, unsigned max,
+                         unsigned gran, double out[BW_DELAY_REQ_STEPS], struct err *e)
+{
+    double at[BW_DELAY_REQ_STEPS + 1] = {0};
+    unsigned steps = max / gran;
+    if (t) {
+        int rc = load_bw_steps(c, t, whole, steps, gran, at, e);
+        if (rc)
+            return rc;
+    }
+    bw_steps_expand(at, steps, gran, out);
+    return 0;
+}
 
 static int load_bw_model(struct plat_bw *o, struct conf *c, struct conf_node *n, unsigned max,
                          unsigned gran, struct err *e)
 {
     unsigned model = 0;
-    int rc = conf_enum(c, n, "model", CONF_OPT, bw_model_names, 2, &model, e);
-    struct conf_node *rd = conf_get(n, "request_delay");
+    int rc = conf_enum(c, n, "model", CONF_OPT, bw_model_names, 3, &model, e);
+    struct conf_node *rd = conf_get(n, "request_delay"), *rs = conf_get(n, "request_spacing");
     o->req_model = (int)model;
     if (rc)
         return rc;
-    if (!model) {
-        if (rd)
-            return conf_error(c, rd, e, "request_delay needs model: request");
-        return 0;
-    }
-    if (!rd)
+    if (rd && model != PLAT_MBA_REQUEST)
+        return conf_error(c, rd, e, "request_delay needs model: request");
+    if (rs && model != PLAT_MBA_SPACING)
+        return conf_error(c, rs, e, "request_spacing needs model: spacing");
+    if (!rd && model == PLAT_MBA_REQUEST)
         return conf_error(c, n, e, "model: request needs request_delay (cycles per throttle step)");
-    if ((rc = conf_expect(c, rd, CONF_SEQ, e)))
-        return rc;
-    unsigned steps = max / gran;
-    if (rd->nkids != steps)
-        return conf_error(c, rd, e,
-                          "%u entries for %u throttle steps (%u, %u, ... %u): one per step",
-                          rd->nkids, steps, gran, 2 * gran, max);
-    double at[BW_DELAY_REQ_STEPS] = {0}; /* cycles at step k (k * gran) */
-    for (unsigned k = 0; k < steps; k++) {
-        uint64_t v;
-        if ((rc = conf_node_u64(c, &rd->kids[k], 0, 1000000, &v, e)))
-            return rc;
-        if (k && (double)v < at[k])
-            return conf_error(c, &rd->kids[k], e,
-                              "%llu cycles at %u is less than %g at %u: a larger throttle value "
-                              "delays no less",
-                              (unsigned long long)v, (k + 1) * gran, at[k], k * gran);
-        at[k + 1] = (double)v;
-    }
-    for (unsigned d = 0; d < BW_DELAY_REQ_STEPS; d++) {
-        unsigned k = d / gran;
-        o->req_delay[d] =
-            k >= steps ? at[steps] : at[k] + (at[k + 1] - at[k]) * (double)(d % gran) / gran;
-    }
-    return 0;
+    if (!rs && model == PLAT_MBA_SPACING)
+        return conf_error(c, n, e,
+                          "model: spacing needs request_spacing (cycles between requests per "
+                          "throttle step)");
+    rc = load_bw_table(c, rd, 1, max, gran, o->req_delay, e);
+    if (!rc)
+        rc = load_bw_table(c, rs, 0, max, gran, o->req_spacing, e);
+    return rc;
 }
 
 static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct err *e)
@@ -660,7 +704,8 @@ static int load_bw(struct plat *p, struct conf *c, struct conf_node *qos, struct
      * known (conf_check_unused), a misspelt one at once. */
     if (!rc)
         rc = conf_keys(c, n, e, "kind", "classes", "max", "granularity", "linear", "min_max",
-                       "per_thread", "window", "blocks", "mrbwb", "model", "request_delay", NULL);
+                       "per_thread", "window", "blocks", "mrbwb", "model", "request_delay",
+                       "request_spacing", NULL);
     if (!rc)
         rc = conf_enum(c, n, "kind", CONF_REQ, bw_kind_name + 1, BW_NKIND - 1, &kind, e);
     if (!rc)

@@ -134,6 +134,9 @@ struct plat_mon {
     int abmc_by_class;
 };
 
+/* How an Intel MBA throttle acts (qos.bandwidth.model; sim/mem/bw_delay.c). */
+enum plat_mba_model { PLAT_MBA_LINK, PLAT_MBA_REQUEST, PLAT_MBA_SPACING };
+
 /* Memory bandwidth control. */
 struct plat_bw {
     enum bw_kind kind; /* BW_NONE, BW_DELAY (at L2 egress), BW_RATE (L3 to memory,
@@ -151,12 +154,14 @@ struct plat_bw {
     unsigned nblks;       /* share: NBWBLKS */
     unsigned mrbwb;       /* share: MRBWB, the most blocks that may be reserved */
 
-    /* delay: how a throttle acts (qos.bandwidth.model): 0 the link model (a throttled
-       class's link rate falls with the delay), 1 the request model (each request leaving
-       L2 waits req_delay[delay_pct] cycles more; bw_delay.c); the cycles per delay value
-       0..99 */
+    /* delay: how a throttle acts (qos.bandwidth.model, enum plat_mba_model): the link
+       model (a throttled class's link rate falls with the delay), the request model (each
+       request leaving L2 waits req_delay[delay_pct] cycles more) or the spacing model
+       (a core's requests leaving L2 are req_spacing[delay_pct] cycles apart); bw_delay.c.
+       Cycles per delay value 0..99 (0 when the profile has no such table). */
     int req_model;
     double req_delay[BW_DELAY_REQ_STEPS];
+    double req_spacing[BW_DELAY_REQ_STEPS];
 };
 
 /* A CBQRI controller's place and size. */
