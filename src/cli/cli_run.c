@@ -110,6 +110,7 @@ static void json_row(struct json *j, const struct scen *s, const struct run_row 
         json_u64(j, "requests", r->pf_req);
         json_u64(j, "useful", r->pf_useful);
         json_u64(j, "mem_read_bytes", r->pf_bytes);
+        json_u64(j, "dropped", r->pf_drop);
         json_obj_end(j);
     }
     if (r->mon) { /* what software read from the monitoring registers */

@@ -1486,15 +1486,33 @@ static uint64_t pf_below(struct mach *m, struct mach_cpu *p, uint64_t block, uns
 static void pf_train_l2(struct mach *m, struct mach_cpu *p, uint64_t block, unsigned conf,
                         unsigned t, int miss);
 
-/* One prefetch of block by p into level `into` (enum pf_into), type t. */
+/* One prefetch of block by p into level `into` (enum pf_into), type t.
+ * *inflight is what its queue holds: the L1D misses in flight for an L1
+ * prefetch (the fill buffers), the L2 misses for an L2 one (the L2's
+ * queue to the uncore), counted once per training event, when first needed
+ * (PF_UNCOUNTED until then: most candidates are there already), and kept
+ * up to date here. A prefetch that finds its queue full is not issued
+ * and counted dropped: the queue serves demand first and a prefetch is
+ * only a hint (project choice: Intel's streamer "adjusts dynamically to
+ * the number of outstanding requests"; a prefetch waiting for an entry
+ * would be a late one, a demand's load held back by a prefetch is not
+ * modelled). */
 static void pf_issue(struct mach *m, struct mach_cpu *p, uint64_t block, unsigned conf, unsigned t,
-                     unsigned into)
+                     unsigned into, unsigned *inflight)
 {
     if (into == PF_INTO_L3 && !p->l3)
         into = PF_INTO_L2;
     struct mach_cache *x = into == PF_INTO_L1 ? p->l1d : into == PF_INTO_L2 ? p->l2 : p->l3;
     if (pf_recent(p->pf, block, (uint8_t)into) || cache_find(&x->c, block) >= 0)
         return; /* asked for already, or there already: dropped */
+    const struct pf_cfg *cfg = p->pf->cfg;
+    if (*inflight == PF_UNCOUNTED)
+        *inflight = pf_outstanding(into == PF_INTO_L1 ? &p->pf->l1q : &p->pf->l2q, p->now);
+    if (*inflight >= (into == PF_INTO_L1 ? cfg->fill_buffers : cfg->l2_queue)) {
+        p->ts->pf_drop++; /* no entry free in its queue */
+        return;
+    }
+    ++*inflight;
     uint16_t own = p->own[conf][t];
     uint64_t lat = p->l2->lat;
     int in_l2 = into != PF_INTO_L3 && cache_find(&p->l2->c, block) >= 0;
@@ -1505,10 +1523,12 @@ static void pf_issue(struct mach *m, struct mach_cpu *p, uint64_t block, unsigne
         if (into != PF_INTO_L3)
             pf_fill(m, p, p->l2, block, p->m2[conf][t], own, into == PF_INTO_L2 ? CACHE_F_PF : 0);
         lat = pf_below(m, p, block, conf, t, own, into == PF_INTO_L3);
-        pf_flight_add(p->pf, p->now + lat);
+        pf_flight_add(&p->pf->l2q, p->now + lat);
     }
-    if (into == PF_INTO_L1)
+    if (into == PF_INTO_L1) {
         pf_fill(m, p, p->l1d, block, ~0ull, own, CACHE_F_PF);
+        pf_flight_add(&p->pf->l1q, p->now + lat);
+    }
     pf_pend_set(p->pf, block, p->now + lat, (uint8_t)into);
     /* The L2 streamer watches the L1 prefetchers' requests too (Intel:
      * "monitored read requests include L1 DCache requests initiated by load
@@ -1525,9 +1545,9 @@ static void pf_train_l2(struct mach *m, struct mach_cpu *p, uint64_t block, unsi
         return;
     struct pf_req out[PF_MAX_OUT];
     struct pf_event ev = {.block = block, .now = p->now, .miss = (uint8_t)miss};
-    unsigned n = pf_l2(p->pf, p->pf_on, &ev, out);
+    unsigned inflight, n = pf_l2(p->pf, p->pf_on, &ev, out, &inflight);
     for (unsigned i = 0; i < n; i++)
-        pf_issue(m, p, out[i].block, conf, t, out[i].into);
+        pf_issue(m, p, out[i].block, conf, t, out[i].into, &inflight);
 }
 
 /* A prefetched line at level x that a demand request just found: counted
@@ -1547,8 +1567,9 @@ static uint64_t pf_used(struct mach_cpu *p, struct mach_cache *x, uint64_t block
 }
 
 /* After a demand L1 miss (mach_miss): a prefetched line it found in L2 or
- * L3 is used (a late one costs the rest of its way); an L2 miss is in
- * flight; the L2 prefetchers train on the lookup. */
+ * L3 is used (a late one costs the rest of its way); an L1D miss holds a
+ * fill buffer and an L2 miss an entry of the L2's queue until it
+ * completes; the L2 prefetchers train on the lookup. */
 static __attribute__((noinline)) uint64_t pf_l2_side(struct mach *m, struct mach_cpu *p,
                                                      unsigned kind, uint64_t block, unsigned conf,
                                                      uint64_t lat)
@@ -1558,8 +1579,10 @@ static __attribute__((noinline)) uint64_t pf_l2_side(struct mach *m, struct mach
     uint64_t ready = x ? pf_used(p, x, block) : 0;
     if (ready > p->now + lat)
         lat = ready - p->now;
+    if (t == MACH_DATA)
+        pf_flight_add(&p->pf->l1q, p->now + lat);
     if (src != PLAT_L2)
-        pf_flight_add(p->pf, p->now + lat);
+        pf_flight_add(&p->pf->l2q, p->now + lat);
     pf_train_l2(m, p, block, conf, t, src != PLAT_L2);
     return lat;
 }
@@ -1581,8 +1604,8 @@ uint64_t mach_pf_l1(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t 
                           .now = p->now,
                           .miss = (uint8_t)!hit,
                           .load = kind != HIER_STORE};
-    unsigned n = pf_l1(p->pf, p->pf_on, &ev, out);
+    unsigned inflight = PF_UNCOUNTED, n = pf_l1(p->pf, p->pf_on, &ev, out);
     for (unsigned i = 0; i < n; i++)
-        pf_issue(m, p, out[i].block, conf, MACH_DATA, out[i].into);
+        pf_issue(m, p, out[i].block, conf, MACH_DATA, out[i].into, &inflight);
     return extra;
 }

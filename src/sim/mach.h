@@ -108,9 +108,10 @@ struct mach_tstat {
                                         its non-temporal lines */
     uint64_t traffic[MACH_NTRAFFIC]; /* bytes by class, as the domain's counters see them */
     /* Hardware prefetches on its behalf (sim/cache/pf.h): requests that found their line
-       absent where they fill, prefetched lines a demand access then used (each once), and
-       the memory bytes the requests read (also in rd_bytes). */
-    uint64_t pf_req, pf_useful, pf_bytes;
+       absent where they fill, prefetched lines a demand access then used (each once), the
+       memory bytes the requests read (also in rd_bytes), and the requests not issued
+       because their queue (fill buffers, L2 queue) was full. */
+    uint64_t pf_req, pf_useful, pf_bytes, pf_drop;
 };
 
 /* What served a CPU's last access: a cache level (enum plat_level) or the

@@ -38,23 +38,29 @@ same "alone: kvs's working set fits its partition (LLC MPKI $m0)" "$m0" "0.00"
 # the NIC's fills age out first), a victim L3 that kvs's lines enter only
 # when its L2 evicts them, and prefetchers, the leak is gradual: measured
 # MPKI 1.09 (80.67 with the inclusive LRU L3), 89,761 L3 misses over the
-# run where alone has 24,594.
+# run where alone has 24,594 (before the queues bounded the prefetchers).
 claim "overlap: kvs's LLC MPKI $ma >= 0.5 above alone's $m0" ge "$ma" 0.5 1
 claim "overlap: kvs's L3 misses over the run, $(csum "$TMP/a.csv" kvs 11), >= 2 x alone's" \
     ge "$(csum "$TMP/a.csv" kvs 11)" "$(csum "$TMP/alone.csv" kvs 11)" 2
 # Apart, the NIC's fills replace only lines in ways 9-10, where kvs never
 # fills, and hits are unrestricted: kvs's L3 holds what it holds alone, so
-# its misses are the same ones. Measured: MPKI 0.00 in both, the same
-# 24,594 demand misses over the whole run. The tolerance is none: any
-# eviction by the NIC would show as a miss alone does not have.
+# it reads the same lines from memory, each once. The tolerance is none:
+# any eviction by the NIC would show as a line read twice. How those reads
+# split into demand misses and prefetches depends on time (a prefetch finding
+# its queue full is dropped, and the NIC's writebacks slow the memory a
+# little): measured 28,980 demand misses alone, 29,024 apart (until the
+# queues bounded the prefetchers, the same 24,594), so that split gets 1%.
 same "apart: kvs's LLC MPKI $mb is the alone level $m0" "$mb" "$m0"
-same "apart: kvs's L3 misses over the run equal alone's" "$(csum "$TMP/b.csv" kvs 11)" \
-    "$(csum "$TMP/alone.csv" kvs 11)"
+same "apart: kvs's memory reads over the run equal alone's" "$(csum "$TMP/b.csv" kvs 15)" \
+    "$(csum "$TMP/alone.csv" kvs 15)"
+claim "apart: kvs's L3 misses over the run, $(csum "$TMP/b.csv" kvs 11), within 1% of alone's" \
+    near "$(csum "$TMP/b.csv" kvs 11)" "$(csum "$TMP/alone.csv" kvs 11)" 0.01
 # Those misses and the prefetchers' reads are all memory read: its 3 MiB's
 # 49,152 lines and its 4 KiB of code's 64, each once. The prefetchers
 # (adjacent line, streamer) fetch about half of them ahead of the demand
-# and run past the ends of its two regions: measured 49,228 lines read,
-# 24,594 demand misses and 24,634 prefetched; 0.1% (49 lines) allows for
+# and run past the ends of its two regions: measured 49,216 lines read,
+# 28,980 demand misses and 20,236 prefetched (49,228, 24,594 and 24,634
+# before the queues bounded the prefetchers); 0.1% (49 lines) allows for
 # the overrun, where reading its lines twice would double the figure.
 rd0=$(csum "$TMP/alone.csv" kvs 15) lines=$(((3 * 1048576 + 4096) / 64))
 pf0=$(awk '/"task": "kvs"/ { k = 1 } /"(task|agent)": "nic"/ { k = 0 }

@@ -61,7 +61,7 @@ for t in stream remote; do
     read -r truth mon wraps < <(awk -F, -v t=$t 'NR > 1 && $4 == t { g += $15; m += $21 }
         END { printf "%d %d %d", g, m, m / 16777216 }' "$TMP/mbm.csv")
     claim "MBM $t: $mon bytes read within 1% of ground truth $truth" near "$mon" "$truth" 0.01
-    claim "MBM $t: the 24-bit counter wrapped $wraps times (>= 10)" ge "$wraps" 10 1
+    claim "MBM $t: the 24-bit counter wrapped $wraps times (>= 5)" ge "$wraps" 5 1
 done
 same "MBM local: the remote task's reads are not local" \
     "$(awk -F, 'NR > 1 && $4 == "remote" { s += $22 } END { print s + 0 }' "$TMP/mbm.csv")" 0
@@ -208,9 +208,14 @@ has "message: no qos group" "$TMP/err" "phases\\[0\\].qos\\[0\\].group: no qos g
 # SMT siblings share the core's misses in flight, so a thread beside a
 # throttled sibling reads less than on a core of its own: the per-thread
 # claims compare with the "max" mode, where the same thread is throttled.
+# The first millisecond, from cold caches, is not measured: there the two
+# threads' starts differ (2 ms measured from the start read 2.12 and 1.82
+# GB/s at one core once the prefetchers' queues were bounded; 1.98 and 1.97
+# after 1 ms of settling).
 cat >"$TMP/mba-core.yaml" <<'EOF'
 platform: intel-xeon
-duration: 2ms
+duration: 3ms
+settle: 1ms
 interval: 500us
 tasks:
   - {name: slow, cpu: 0, workload: {pattern: seq, wss: 256M, mem_ratio: 0.5, write_ratio: 0}}

@@ -114,8 +114,11 @@ static void run_off_on(enum wl_pattern pattern, uint64_t cycles, struct mach_tst
     *on = M.ts[0];
 }
 
-/* A sequential stream: with the prefetchers the L2 demand misses fall to a
- * fraction, most prefetches are used, and the stream runs faster; memory
+/* A sequential stream: with the prefetchers the L2 demand misses fall (to
+ * about a third: the L2's queue of 16 bounds the stream at 16 lines per
+ * memory latency, and this core asks for a new line every instruction, so
+ * the streamer's requests beyond the queue are dropped and those lines
+ * missed), most prefetches are used, and the stream runs faster; memory
  * traffic is the same lines (a stream uses what is prefetched). */
 static void test_stream(void **state)
 {
@@ -124,7 +127,8 @@ static void test_stream(void **state)
     run_off_on(WL_SEQ, 200000, &off, &on);
     assert_int_equal(off.pf_req, 0);
     assert_int_equal(off.pf_bytes, 0);
-    if (on.miss[PLAT_L2] * 5 > on.instr / 2 || on.instr < off.instr * 3 / 2)
+    assert_true(on.pf_drop > 0);
+    if (on.miss[PLAT_L2] * 5 > on.instr * 2 || on.instr < off.instr * 3 / 2)
         fail_msg("stream with prefetchers: %llu L2 misses in %llu instructions (off: %llu in "
                  "%llu)",
                  (unsigned long long)on.miss[PLAT_L2], (unsigned long long)on.instr,
@@ -291,6 +295,98 @@ static void test_set_prefetch(void **state)
     assert_int_equal(mach_set_prefetch(&M, M.ncpu, 0), -QOSIM_EINVAL);
 }
 
+/* Task 0's load of line `line` (of 64 bytes, from 1 MiB into CPU 0's
+ * memory) at instruction address ip, without the core's time. */
+static void load(unsigned line, uint64_t ip)
+{
+    mach_set_assoc(&M, 0, 0, 0, 0);
+    M.cpu[0].ip = ip;
+    mach_access(&M, &M.cpu[0], HIER_LOAD, mach_phys_base(0, 0) | (0x100000 + line * 64ull));
+}
+
+/* The L2 prefetchers stop at the L2's queue: with only the adjacent-line
+ * prefetcher and a queue of 4, an L2 miss's pair line is asked for while
+ * fewer than 4 L2 misses are in flight, the miss itself included, and
+ * counted dropped when they are 4. */
+static void test_l2_queue_bound(void **state)
+{
+    (void)state;
+    static const char adj[] = "  l2_queue: 4\n  prefetch: {l2_adjacent: true}\n";
+    const uint64_t later = 1ull << 60; /* requests still in flight throughout */
+    build(adj);
+    assert_int_equal(M.p.core.pf.l2_queue, 4);
+    for (int i = 0; i < 2; i++)
+        pf_flight_add(&M.cpu[0].pf->l2q, later);
+    load(0, 0x1000); /* 2 + this miss = 3 in flight: room for its pair */
+    assert_int_equal(M.ts[0].miss[PLAT_L2], 1);
+    assert_int_equal(M.ts[0].pf_req, 1);
+    assert_int_equal(M.ts[0].pf_drop, 0);
+    assert_int_equal(pf_outstanding(&M.cpu[0].pf->l2q, M.cpu[0].now), 4); /* the pair too */
+    mach_free(&M);
+    build(adj);
+    for (int i = 0; i < 3; i++)
+        pf_flight_add(&M.cpu[0].pf->l2q, later);
+    load(0, 0x1000); /* 3 + this miss = 4: full */
+    assert_int_equal(M.ts[0].miss[PLAT_L2], 1);
+    assert_int_equal(M.ts[0].pf_req, 0);
+    assert_int_equal(M.ts[0].pf_drop, 1);
+    assert_int_equal(M.ts[0].pf_bytes, 0);
+    assert_int_equal(M.ts[0].rd_bytes, 64); /* the demand line alone */
+}
+
+/* The L1 prefetchers stop at the fill buffers: the next-line prefetcher
+ * asking for 4 lines after two ascending loads, with 3 fill buffers, gets
+ * one (the two loads' misses hold two) and 3 are dropped; once those
+ * misses have completed, 3 of 4; with 8 fill buffers all 4. */
+static void test_fill_buffer_bound(void **state)
+{
+    (void)state;
+    static const char fb3[] = "  fill_buffers: 3\n  prefetch: {l1_next_line: {degree: 4}}\n";
+    build(fb3);
+    assert_int_equal(M.p.core.pf.fill_buffers, 3);
+    load(1, 0x1000);
+    load(2, 0x1004);
+    assert_int_equal(M.ts[0].miss[PLAT_L1D], 2);
+    assert_int_equal(M.ts[0].pf_req, 1);
+    assert_int_equal(M.ts[0].pf_drop, 3);
+    mach_free(&M);
+
+    build(fb3);
+    load(1, 0x1000);
+    M.cpu[0].now += 1000000 * MACH_TICK; /* the first miss has completed */
+    load(2, 0x1004);
+    assert_int_equal(M.ts[0].pf_req, 2); /* the second's miss holds one */
+    assert_int_equal(M.ts[0].pf_drop, 2);
+    mach_free(&M);
+
+    build("  fill_buffers: 8\n  prefetch: {l1_next_line: {degree: 4}}\n");
+    load(1, 0x1000);
+    load(2, 0x1004);
+    assert_int_equal(M.ts[0].pf_req, 4);
+    assert_int_equal(M.ts[0].pf_drop, 0);
+    assert_int_equal(M.ts[0].pf_useful, 0);
+    load(3, 0x1008); /* the first prefetched line, used */
+    assert_int_equal(M.ts[0].pf_useful, 1);
+}
+
+/* A queue counts the requests kept whose completion is after now. */
+static void test_queue_count(void **state)
+{
+    (void)state;
+    struct pf_queue q;
+    memset(&q, 0, sizeof q);
+    assert_int_equal(pf_outstanding(&q, 0), 0);
+    for (uint64_t i = 1; i <= 10; i++)
+        pf_flight_add(&q, 100 * i);
+    assert_int_equal(pf_outstanding(&q, 0), 10);
+    assert_int_equal(pf_outstanding(&q, 100), 9); /* done at 100: no longer in flight */
+    assert_int_equal(pf_outstanding(&q, 550), 5);
+    assert_int_equal(pf_outstanding(&q, 1000), 0);
+    for (unsigned i = 0; i < PF_FLIGHT; i++) /* the window: the last PF_FLIGHT requests */
+        pf_flight_add(&q, 5000);
+    assert_int_equal(pf_outstanding(&q, 0), PF_FLIGHT);
+}
+
 static void bad(const char *pf, const char *msg)
 {
     struct err e = {0};
@@ -312,11 +408,19 @@ static void test_profile_keys(void **state)
     assert_int_equal(c->k[PF_L2_STREAM].degree, 4);
     assert_int_equal(c->k[PF_L2_STREAM].l2_distance, 8); /* at most the distance */
     assert_int_equal(c->k[PF_L2_STREAM].busy, 16);
+    assert_int_equal(c->fill_buffers, 4); /* core.mlp's */
+    assert_int_equal(c->l2_queue, 16);
     mach_free(&M);
     bad("  prefetch: {l2_streamer: true}\n", "unknown key");
     bad("  prefetch: {l2_stream: {distance: 64}}\n", "distance");
     bad("  prefetch: {l2_adjacent: {degree: 2}}\n", "unknown key");
     bad("  prefetch: {l1_next_line: maybe}\n", "l1_next_line");
+    bad("  fill_buffers: 0\n", "fill_buffers");
+    bad("  fill_buffers: 33\n", "fill_buffers");
+    bad("  fill_buffers: ten\n", "fill_buffers");
+    bad("  l2_queue: 0\n", "l2_queue");
+    bad("  l2_queue: 64\n", "l2_queue");
+    bad("  l2_queue: 1.5\n", "l2_queue");
 }
 
 int main(void)
@@ -329,6 +433,9 @@ int main(void)
         cmocka_unit_test_teardown(test_counts_exact_mixed, teardown),
         cmocka_unit_test_teardown(test_prefetch_delayed, teardown),
         cmocka_unit_test_teardown(test_set_prefetch, teardown),
+        cmocka_unit_test_teardown(test_l2_queue_bound, teardown),
+        cmocka_unit_test_teardown(test_fill_buffer_bound, teardown),
+        cmocka_unit_test(test_queue_count),
         cmocka_unit_test(test_profile_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

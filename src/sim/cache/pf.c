@@ -244,17 +244,19 @@ unsigned pf_l1(struct pf *f, unsigned on, const struct pf_event *ev, struct pf_r
     return train(f, on, 1, ev, out);
 }
 
-unsigned pf_l2(struct pf *f, unsigned on, const struct pf_event *ev, struct pf_req *out)
+unsigned pf_l2(struct pf *f, unsigned on, const struct pf_event *ev, struct pf_req *out,
+               unsigned *inflight)
 {
     unsigned n = train(f, on, 2, ev, out);
     /* The streamer's L3-only rule for many outstanding requests, counted
-     * only when it has asked for something. */
-    int busy = -1;
+     * only when it has asked for something (the count is passed on for the
+     * queue's bound). */
+    *inflight = PF_UNCOUNTED;
     for (unsigned i = 0; i < n; i++)
         if (out[i].kind == PF_L2_STREAM && out[i].into == PF_INTO_L2) {
-            if (busy < 0)
-                busy = pf_outstanding(f, ev->now) >= f->cfg->k[PF_L2_STREAM].busy;
-            if (busy)
+            if (*inflight == PF_UNCOUNTED)
+                *inflight = pf_outstanding(&f->l2q, ev->now);
+            if (*inflight >= f->cfg->k[PF_L2_STREAM].busy)
                 out[i].into = PF_INTO_L3;
         }
     return n;
@@ -284,15 +286,18 @@ uint64_t pf_pend_take(struct pf *f, uint64_t block)
     return r;
 }
 
-void pf_flight_add(struct pf *f, uint64_t ready)
+void pf_flight_add(struct pf_queue *q, uint64_t ready)
 {
-    f->flight[f->nflight++ % PF_FLIGHT] = ready;
+    q->done[q->n++ % PF_FLIGHT] = ready;
 }
 
-unsigned pf_outstanding(const struct pf *f, uint64_t now)
+/* Hot path (a count per training event that issues): unrolled, a compare
+ * and an add with carry per request kept, no branch. */
+unsigned pf_outstanding(const struct pf_queue *q, uint64_t now)
 {
     unsigned n = 0;
+#pragma GCC unroll 32
     for (unsigned i = 0; i < PF_FLIGHT; i++)
-        n += f->flight[i] > now;
+        n += q->done[i] > now;
     return n;
 }

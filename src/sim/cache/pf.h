@@ -49,6 +49,8 @@ struct pf_params {
 struct pf_cfg {
     unsigned present; /* bit k: the part has kind k (plat core.prefetch) */
     struct pf_params k[PF_NKIND];
+    unsigned fill_buffers; /* L1D misses in flight at most (plat core.fill_buffers) */
+    unsigned l2_queue;     /* L2 misses in flight at most (plat core.l2_queue) */
 };
 
 /* One line a prefetcher asks for. */
@@ -69,7 +71,20 @@ struct pf_event {
 };
 
 #define PF_PEND   64 /* prefetched lines whose arrival time is kept */
-#define PF_FLIGHT 32 /* L2 misses whose completion is kept (outstanding requests) */
+#define PF_FLIGHT 32 /* requests whose completion a queue keeps: its largest size */
+
+/* A request queue of the core: the completion times (ticks) of the last
+ * PF_FLIGHT requests it took, demand and prefetch. Those after now are in
+ * flight; the queue is full when as many are as it has entries (at most
+ * PF_FLIGHT). Kept in issue order (project choice: adding is a store and
+ * counting one pass over a small array): a request still in flight after
+ * PF_FLIGHT later ones is no longer counted, which only matters when a
+ * queue of nearly PF_FLIGHT entries holds requests of very different
+ * latencies. */
+struct pf_queue {
+    uint64_t done[PF_FLIGHT];
+    unsigned n;
+};
 
 /* One CPU's prefetchers: their state, and the prefetched lines not yet used. */
 struct pf {
@@ -82,16 +97,20 @@ struct pf {
         uint64_t block, ready;
         uint8_t into; /* PF_INTO_* + 1; 0: empty */
     } pend[PF_PEND];
-    uint64_t flight[PF_FLIGHT];
-    unsigned nflight;
+    struct pf_queue l1q; /* L1D misses: the fill buffers */
+    struct pf_queue l2q; /* L2 misses: the L2's queue to the uncore (Intel's superqueue) */
 };
 
 int pf_init(struct pf *f, const struct pf_cfg *cfg, unsigned line_bits, struct err *e);
 void pf_free(struct pf *f);
 /* Candidates of the enabled (on) kinds trained at L1D / at L2, into out
- * (room PF_MAX_OUT); returns how many. */
+ * (room PF_MAX_OUT); returns how many. pf_l2 also sets *inflight to the L2
+ * misses in flight when the streamer's `busy` rule counted them, else to
+ * PF_UNCOUNTED (the caller bounds its requests with the same count). */
+#define PF_UNCOUNTED UINT32_MAX
 unsigned pf_l1(struct pf *f, unsigned on, const struct pf_event *ev, struct pf_req *out);
-unsigned pf_l2(struct pf *f, unsigned on, const struct pf_event *ev, struct pf_req *out);
+unsigned pf_l2(struct pf *f, unsigned on, const struct pf_event *ev, struct pf_req *out,
+               unsigned *inflight);
 
 /* A prefetched line arrives at ready (ticks), into level `into`. */
 void pf_pend_set(struct pf *f, uint64_t block, uint64_t ready, uint8_t into);
@@ -102,8 +121,9 @@ void pf_pend_set(struct pf *f, uint64_t block, uint64_t ready, uint8_t into);
 int pf_recent(const struct pf *f, uint64_t block, uint8_t into);
 /* The arrival time of a prefetched line, forgotten once asked (0: none kept). */
 uint64_t pf_pend_take(struct pf *f, uint64_t block);
-/* An L2 miss completes at ready; how many of those kept are after now. */
-void pf_flight_add(struct pf *f, uint64_t ready);
-unsigned pf_outstanding(const struct pf *f, uint64_t now);
+/* A request of queue q completes at ready; how many of those kept are
+ * after now (in flight). */
+void pf_flight_add(struct pf_queue *q, uint64_t ready);
+unsigned pf_outstanding(const struct pf_queue *q, uint64_t now);
 
 #endif

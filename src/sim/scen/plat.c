@@ -3,6 +3,7 @@
 #include "plat_builtin.h"
 #include "util/bits.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -132,7 +133,7 @@ static int load_signature(struct plat *p, struct conf *c, struct conf_node *n, s
  * two prefetch requests on every L2 lookup"), lines beyond 10 ahead and
  * while 16 requests are outstanding into L3 only (project choice: Intel
  * says only "far ahead" and "many outstanding requests"); the L1
- * prefetchers one line each. No shipped profile names prefetchers yet. */
+ * prefetchers one line each. */
 static int load_prefetch(struct plat *p, struct conf *c, struct conf_node *core, struct err *e)
 {
     struct pf_cfg *o = &p->core.pf;
@@ -174,13 +175,35 @@ static int load_prefetch(struct plat *p, struct conf *c, struct conf_node *core,
             rc = conf_u64(c, m, "l2_distance", CONF_OPT, 0, dist, &l2d, e);
         if (!rc && k == PF_L2_STREAM)
             rc = conf_u64(c, m, "busy", CONF_OPT, 1, 64, &busy, e);
-        if (!conf_get(m, "l2_distance") && l2d > dist)
+        if (k == PF_L2_STREAM && !conf_get(m, "l2_distance") && l2d > dist)
             l2d = dist;
         *q = (struct pf_params){.distance = (unsigned)dist,
                                 .degree = (unsigned)deg,
                                 .l2_distance = (unsigned)l2d,
                                 .busy = (unsigned)busy};
     }
+    return rc;
+}
+
+/* core.fill_buffers and core.l2_queue bound the prefetchers (mach.c, pf_issue): an L1
+ * prefetch is not issued while the core's L1D misses in flight fill its
+ * fill buffers, an L2 prefetch while its L2 misses in flight fill the L2's
+ * queue to the uncore. Defaults: the fill buffers are core.mlp rounded
+ * (project choice: the misses a core overlaps are the ones its fill
+ * buffers hold; Skylake has 10, Intel's Optimization Reference Manual), the
+ * L2 queue 16 (Skylake's superqueue, the same manual; project choice for
+ * other parts). At most PF_FLIGHT, the completions a queue keeps. */
+static int load_pf_queues(struct plat *p, struct conf *c, struct conf_node *core, struct err *e)
+{
+    struct pf_cfg *o = &p->core.pf;
+    uint64_t fb = (uint64_t)llround(p->core.mlp), sq = 16;
+    if (fb > PF_FLIGHT)
+        fb = PF_FLIGHT;
+    int rc = conf_u64(c, core, "fill_buffers", CONF_OPT, 1, PF_FLIGHT, &fb, e);
+    if (!rc)
+        rc = conf_u64(c, core, "l2_queue", CONF_OPT, 1, PF_FLIGHT, &sq, e);
+    o->fill_buffers = (unsigned)fb;
+    o->l2_queue = (unsigned)sq;
     return rc;
 }
 
@@ -196,7 +219,7 @@ static int load_core(struct plat *p, struct conf *c, struct conf_node *root, str
     int rc = conf_expect(c, n, CONF_MAP, e);
     if (!rc)
         rc = conf_keys(c, n, e, "frequency", "cpi", "mlp", "link", "family", "model", "stepping",
-                       "xlen", "smstateen", "prefetch", NULL);
+                       "xlen", "smstateen", "prefetch", "fill_buffers", "l2_queue", NULL);
     if (!rc)
         rc = conf_freq(c, n, "frequency", CONF_REQ, 1e6, 100e9, &o->freq, e);
     if (!rc)
@@ -217,6 +240,8 @@ static int load_core(struct plat *p, struct conf *c, struct conf_node *root, str
     o->xlen = (unsigned)xlen;
     if (!rc)
         rc = load_prefetch(p, c, n, e);
+    if (!rc)
+        rc = load_pf_queues(p, c, n, e);
     return rc;
 }
 

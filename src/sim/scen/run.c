@@ -270,6 +270,7 @@ static void row_delta(struct run_row *row, const struct mach_tstat *a, const str
     row->pf_req = b->pf_req - a->pf_req; /* hardware prefetches */
     row->pf_useful = b->pf_useful - a->pf_useful;
     row->pf_bytes = b->pf_bytes - a->pf_bytes;
+    row->pf_drop = b->pf_drop - a->pf_drop;
     double dt = t1 > t0 ? t1 - t0 : 1;
     row->rd_bw = (double)row->rd_bytes / dt;
     row->wr_bw = (double)row->wr_bytes / dt;

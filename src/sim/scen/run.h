@@ -35,7 +35,7 @@ struct run_row {
     uint64_t traffic[MACH_NTRAFFIC]; /* memory traffic by class (BMEC's types): ground truth */
 
     /* Hardware prefetches on the task's behalf (mach_tstat's): ground truth. */
-    uint64_t pf_req, pf_useful, pf_bytes;
+    uint64_t pf_req, pf_useful, pf_bytes, pf_drop;
 };
 
 /* An I/O agent's figures for an interval or a phase, as run_row's for a
