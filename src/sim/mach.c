@@ -1515,7 +1515,8 @@ static void pf_issue(struct mach *m, struct mach_cpu *p, uint64_t block, unsigne
     ++*inflight;
     uint16_t own = p->own[conf][t];
     uint64_t lat = p->l2->lat;
-    int in_l2 = into != PF_INTO_L3 && cache_find(&p->l2->c, block) >= 0;
+    /* Into L2: x is the L2, where it was not found just above. */
+    int in_l2 = into == PF_INTO_L1 && cache_find(&p->l2->c, block) >= 0;
     p->ts->pf_req++;
     if (in_l2)
         lat = pf_found(p, p->l2, block, lat);
