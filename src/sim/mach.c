@@ -109,16 +109,16 @@ static int bw_setup(struct mach *m, struct err *e)
         cfg.link_rate = m->p.core.link / MACH_TICK;
     }
     /* ---- MBA request and spacing models (bw_delay.c): the profile's cycles as ticks ---- */
-    double req[BW_DELAY_REQ_STEPS], gap[BW_DELAY_REQ_STEPS];
+    double ticks[BW_DELAY_REQ_STEPS];
     if (b->kind == BW_DELAY && b->req_model != PLAT_MBA_LINK) {
-        for (unsigned i = 0; i < BW_DELAY_REQ_STEPS; i++) {
-            req[i] = b->req_delay[i] * MACH_TICK;
-            gap[i] = b->req_spacing[i] * MACH_TICK;
-        }
-        if (b->req_model == PLAT_MBA_REQUEST)
-            cfg.req_delay = req;
+        int request = b->req_model == PLAT_MBA_REQUEST;
+        const double *cycles = request ? b->req_delay : b->req_spacing;
+        for (unsigned i = 0; i < BW_DELAY_REQ_STEPS; i++)
+            ticks[i] = cycles[i] * MACH_TICK;
+        if (request)
+            cfg.req_delay = ticks;
         else
-            cfg.req_spacing = gap;
+            cfg.req_spacing = ticks;
     }
     cfg.capacity = m->p.mem.peak / m->ticks_per_sec;
     cfg.nblks = b->nblks;

@@ -776,17 +776,24 @@ static int node_u64(const struct conf *c, const struct conf_node *n, uint64_t mi
     return 0;
 }
 
+/* A sequence item that must be a non-empty scalar of kind want, marked used. */
+static int scalar_item(const struct conf *c, struct conf_node *n, const char *want, struct err *e)
+{
+    if (!n)
+        return conf_error(c, NULL, e, "expected %s, got nothing", want);
+    n->used = 1;
+    if (n->type != CONF_SCALAR)
+        return wrong_type(c, n, want, e);
+    if (!n->val[0])
+        return conf_error(c, n, e, "missing value");
+    return 0;
+}
+
 int conf_node_u64(const struct conf *c, struct conf_node *n, uint64_t min, uint64_t max,
                   uint64_t *out, struct err *e)
 {
-    if (!n)
-        return conf_error(c, NULL, e, "expected %s, got nothing", WANT_U64);
-    n->used = 1;
-    if (n->type != CONF_SCALAR)
-        return wrong_type(c, n, WANT_U64, e);
-    if (!n->val[0])
-        return conf_error(c, n, e, "missing value");
-    return node_u64(c, n, min, max, out, e);
+    int rc = scalar_item(c, n, WANT_U64, e);
+    return rc ? rc : node_u64(c, n, min, max, out, e);
 }
 
 int conf_u64(const struct conf *c, struct conf_node *map, const char *key, int req, uint64_t min,
@@ -828,14 +835,8 @@ int conf_f64(const struct conf *c, struct conf_node *map, const char *key, int r
 int conf_node_f64(const struct conf *c, struct conf_node *n, double min, double max, double *out,
                   struct err *e)
 {
-    if (!n)
-        return conf_error(c, NULL, e, "expected %s, got nothing", WANT_F64);
-    n->used = 1;
-    if (n->type != CONF_SCALAR)
-        return wrong_type(c, n, WANT_F64, e);
-    if (!n->val[0])
-        return conf_error(c, n, e, "missing value");
-    return node_f64(c, n, min, max, out, e);
+    int rc = scalar_item(c, n, WANT_F64, e);
+    return rc ? rc : node_f64(c, n, min, max, out, e);
 }
 
 int conf_size(const struct conf *c, struct conf_node *map, const char *key, int req, uint64_t min,

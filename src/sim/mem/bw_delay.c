@@ -146,18 +146,16 @@ static uint64_t proceed_at(double start, uint64_t now)
     return (uint64_t)t > now ? (uint64_t)t : now;
 }
 
-/* Spacing model: the link at full rate as in the request model, then the
- * throttle lets one request through per gap[pct] ticks. A throttle's
- * timeline behind the request (a core that sent nothing for a while) is no
- * credit: the request goes at once and the next is spaced from it. */
-static uint64_t spacing_admit(const struct delay_state *s, double *link, double *thr, unsigned pct,
-                              double link_rate, uint64_t now, uint32_t bytes)
+/* Books bytes on a link at its full rate from the later of now and its
+ * timeline; returns when the transfer gets the link. Every model books the
+ * link from the request on, not from a throttled start: a throttle's
+ * transfers set in the future must not hold the link against another
+ * thread's in the meantime. */
+static double book_link(double *link, uint64_t now, uint32_t bytes, double link_rate)
 {
     double on = *link > (double)now ? *link : (double)now;
     *link = on + (double)bytes / link_rate;
-    double start = *thr > on ? *thr : on;
-    *thr = start + s->gap[pct];
-    return proceed_at(start, now);
+    return on;
 }
 
 static uint64_t delay_admit(struct bw *b, unsigned cls, unsigned port, uint64_t now, uint32_t bytes)
@@ -166,22 +164,23 @@ static uint64_t delay_admit(struct bw *b, unsigned cls, unsigned port, uint64_t 
     if (port >= b->cfg.nport)
         return now; /* no such link: nothing to throttle */
     double *link = &s->link[port / s->nthr], *thr = &s->thr[port];
-    if (s->gap)
-        return spacing_admit(s, link, thr, b->set[cls].delay_pct, b->cfg.link_rate, now, bytes);
-    if (s->req) {
-        /* Request model: full-rate link, then the throttle's fixed delay. */
-        double on = *link > (double)now ? *link : (double)now;
-        *link = on + (double)bytes / b->cfg.link_rate;
-        return proceed_at(on + s->req[b->set[cls].delay_pct], now);
+    unsigned pct = b->set[cls].delay_pct;
+    double on_link = book_link(link, now, bytes, b->cfg.link_rate), start;
+    if (s->gap) {
+        /* Spacing model: the throttle lets one request through per
+         * gap[pct] ticks. A timeline behind the request (a core that sent
+         * nothing for a while) is no credit: the request goes at once and
+         * the next is spaced from it. */
+        start = *thr > on_link ? *thr : on_link;
+        *thr = start + s->gap[pct];
+    } else if (s->req) {
+        /* Request model: the throttle's fixed delay after the link. */
+        start = on_link + s->req[pct];
+    } else {
+        /* Link model: the throttle passes the class's share of the link's rate. */
+        start = *thr > on_link ? *thr : on_link;
+        *thr = start + (double)bytes / (b->cfg.link_rate * (double)(100 - pct) / 100.0);
     }
-    double rate = b->cfg.link_rate * (double)(100 - b->set[cls].delay_pct) / 100.0;
-    /* The link is booked from the request on, not from the throttled
-     * start: a throttle's transfers set in the future must not hold the
-     * link against another thread's in the meantime. */
-    double on_link = *link > (double)now ? *link : (double)now;
-    double start = *thr > on_link ? *thr : on_link;
-    *thr = start + (double)bytes / rate;
-    *link = on_link + (double)bytes / b->cfg.link_rate;
     return proceed_at(start, now);
 }
 
