@@ -344,20 +344,6 @@ static void on_mem(unsigned cpu, qemu_plugin_meminfo_t info, uint64_t va, void *
 
 static void ff_end(qemu_plugin_id_t id);
 
-/* Whether a block at vaddr, whose first instruction is at guest-physical
- * pa (or not in RAM: pa_known 0), is still fast-forwarded. */
-static int ff_skip(uint64_t vaddr, uint64_t pa, int pa_known)
-{
-    if (vm.ff == FF_WAIT && pa_known && vaddr < FF_LOWER_END && vaddr != pa) {
-        /* Every block translated so far has no callbacks: QEMU drops them
-         * all, and the plugin's callbacks, then ff_end registers those
-         * again. */
-        vm.ff = FF_ENDING;
-        qemu_plugin_reset(vm.id, ff_end);
-    }
-    return vm.ff != FF_OFF;
-}
-
 /* The guest-physical address of host address h if it is guest RAM. */
 static int ram_pa(const uint8_t *h, uint64_t *pa)
 {
@@ -369,18 +355,29 @@ static int ram_pa(const uint8_t *h, uint64_t *pa)
     return 0;
 }
 
+/* Whether block tb is still fast-forwarded (and the step out of it at the
+ * first user-space block). */
+static int ff_skip(struct qemu_plugin_tb *tb)
+{
+    uint64_t pa, va = qemu_plugin_tb_vaddr(tb);
+    if (vm.ff == FF_WAIT && va < FF_LOWER_END && qemu_plugin_tb_n_insns(tb) &&
+        ram_pa(qemu_plugin_insn_haddr(qemu_plugin_tb_get_insn(tb, 0)), &pa) && va != pa) {
+        /* Every block translated so far has no callbacks: QEMU drops them
+         * all, and the plugin's callbacks, then ff_end registers those
+         * again. */
+        vm.ff = FF_ENDING;
+        qemu_plugin_reset(vm.id, ff_end);
+    }
+    return vm.ff != FF_OFF;
+}
+
 static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
     if (vm.console[0] && con.fd < 0)
         con_start(vm.console);
-    if (vm.ff != FF_OFF) {
-        uint64_t pa = 0;
-        int known = qemu_plugin_tb_n_insns(tb) &&
-                    ram_pa(qemu_plugin_insn_haddr(qemu_plugin_tb_get_insn(tb, 0)), &pa);
-        if (ff_skip(qemu_plugin_tb_vaddr(tb), pa, known))
-            return;
-    }
+    if (vm.ff != FF_OFF && ff_skip(tb))
+        return;
     size_t n = qemu_plugin_tb_n_insns(tb);
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(tb, i);
