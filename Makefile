@@ -8,14 +8,19 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 SAN     ?= 0
 BUILD   ?= build
 O       := $(BUILD)
+SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ifeq ($(SAN),1)
 O       := $(BUILD)/san
-SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SANFLAGS := $(SANITIZE)
 endif
 
 CFLAGS  ?= -O2 -g
+# Position-independent, so that one set of objects serves the qosim
+# executable, the tests and the whole guest's plugin, a shared object that
+# QEMU loads (qemu/vm.mk); no semantic interposition, so that calls within
+# the library are still direct and inlined as in an executable.
 ALLCFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) $(SANFLAGS) \
-            -Iinclude -Isrc -MMD -MP
+            -fPIC -fno-semantic-interposition -Iinclude -Isrc -MMD -MP
 LDLIBS  = -llzma -lyaml -lzstd -lm
 # QEMU's plugin API header, for the version of qemu-user installed
 # (scripts/install-deps puts it there from Debian's source package).

@@ -4,36 +4,36 @@
 # Makefile; everything lands in build/vm/.
 
 VM := build/vm
-# ASan and UBSan, for the plugin of the sanitizer build's whole-guest test
-# (tests/e2e/test_vm_san.sh): QEMU has no sanitizer runtime of its own, so
-# that test preloads it into QEMU; the normal plugin is never sanitized.
-VM_SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# The plugin of the sanitizer build's whole-guest test
+# (tests/e2e/test_vm_san.sh) carries the library built with ASan and UBSan
+# (SANITIZE): QEMU has no sanitizer runtime of its own, so that test
+# preloads it into QEMU; the normal plugin is never sanitized.
 
-# vm_plugin LIBDIR PLUGIN FLAGS: the plugin is a shared object, so the
-# library it carries is compiled once more, position-independent, into
-# LIBDIR with FLAGS; the plugin is built against the patched tree's headers
-# (the plugin API and the hooks).
+# vm_plugin LIB PLUGIN FLAGS: the plugin is a shared object carrying the
+# library of the normal or the sanitizer build (LIB; every object is
+# position-independent), built against the patched tree's headers (the
+# plugin API and the hooks).
 define vm_plugin
-$(1)/%.o: %.c
-	@mkdir -p $$(dir $$@)
-	$$(CC) $$(filter-out $$(SANFLAGS),$$(ALLCFLAGS)) $(3) -fPIC -c $$< -o $$@
-
-$(1)/gen/profiles.o: build/gen/profiles.c
-	@mkdir -p $$(dir $$@)
-	$$(CC) $$(filter-out $$(SANFLAGS),$$(ALLCFLAGS)) $(3) -fPIC -c $$< -o $$@
-
-$(1)/libqosim.a: $$(LIB_SRC:%.c=$(1)/%.o) $(1)/gen/profiles.o
-	rm -f $$@
-	ar rcs $$@ $$^
-
-$(2): qemu/plugin/qosim-vm.c $(1)/libqosim.a $$(VM)/qemu-system-x86_64
+$(2): qemu/plugin/qosim-vm.c $(1) $$(VM)/qemu-system-x86_64
 	@mkdir -p $$(dir $$@)
 	$$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $$(CFLAGS) $(3) -fPIC -shared \
 	  -fvisibility=hidden -Wl,--exclude-libs,ALL -I$$(VM)/qemu-src/include/qemu -Iinclude -Isrc \
-	  -o $$@ qemu/plugin/qosim-vm.c $(1)/libqosim.a $$(LDLIBS)
+	  -o $$@ qemu/plugin/qosim-vm.c $(1) $$(LDLIBS)
 endef
-$(eval $(call vm_plugin,build/pic,$(VM)/qosim-vm.so,))
-$(eval $(call vm_plugin,build/pic-san,$(VM)/san/qosim-vm.so,$(VM_SANFLAGS)))
+$(eval $(call vm_plugin,$(BUILD)/libqosim.a,$(VM)/qosim-vm.so,))
+$(eval $(call vm_plugin,$(BUILD)/san/libqosim.a,$(VM)/san/qosim-vm.so,$(SANITIZE)))
+
+# The library of the other build than this make's own comes from a make of
+# that build (which knows its objects' dependencies); the plugin is linked
+# again only when that changed it.
+.PHONY: FORCE
+ifeq ($(SAN),1)
+$(BUILD)/libqosim.a: FORCE
+	$(MAKE) SAN=0 $@
+else
+$(BUILD)/san/libqosim.a: FORCE
+	$(MAKE) SAN=1 $@
+endif
 
 $(VM)/qemu-system-x86_64: qemu/build-qemu qemu/devices.mak qemu/patches/series $(wildcard qemu/patches/*.patch)
 	qemu/build-qemu $(VM)
