@@ -17,6 +17,16 @@ static void *zalloc(size_t n, size_t size, int *bad)
     return p;
 }
 
+/* Whether the occupancy estimator samples set s, one set in `period`,
+ * chosen by a hash of the index (project choice). Not by its low bits: they
+ * are address bits, and the adjacent-line prefetcher gives the two lines of
+ * a 128-byte chunk different lifetimes, so a task's lines fall unevenly on
+ * even and odd sets (docs/mechanisms.md, "Monitoring: occupancy"). */
+static inline int samp_set(uint32_t period, uint32_t s)
+{
+    return (((uint32_t)s * 0x9e3779b1u) >> 8) % period == 0;
+}
+
 static int cache_setup(struct mach *m, enum plat_level l, struct err *e)
 {
     const struct plat_cache *pc = &m->p.cache[l];
@@ -52,7 +62,9 @@ static int cache_setup(struct mach *m, enum plat_level l, struct err *e)
         }
         double per = m->p.mon.sample > 0 ? round(1 / m->p.mon.sample) : 1;
         x->samp_period = per < 1 ? 1 : per > x->c.sets ? x->c.sets : (uint32_t)per;
-        x->nsampled = (x->c.sets + x->samp_period - 1) / x->samp_period;
+        x->nsampled = 0;
+        for (uint32_t k = 0; k < x->c.sets; k++)
+            x->nsampled += samp_set(x->samp_period, k);
         if (bad)
             return err_set(e, -QOSIM_ENOMEM, "cannot allocate %s state", plat_level_name[l]);
     }
@@ -812,7 +824,7 @@ uint64_t mach_class_lines(const struct mach *m, enum plat_level l, unsigned inst
 
 static inline int sampled(const struct mach_cache *x, uint64_t block)
 {
-    return cache_index(&x->c, block) % x->samp_period == 0;
+    return samp_set(x->samp_period, cache_index(&x->c, block));
 }
 
 static inline unsigned stag_of(const struct mach *m, const struct mach_owner *o)

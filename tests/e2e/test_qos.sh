@@ -320,7 +320,10 @@ claim "C=1: the stream stays out of the confidential blocks ($(col "$TMP/conf" s
     ge 3.0 "$(col "$TMP/conf" start noisy 3)" 1
 llc=$(col "$TMP/notee" start secret 3)
 claim "C=0: the same task outside a TEE spreads over the normal allocation ($llc MiB > 2)" ge "$llc" 2 1
-same "C=0: and the normal counters see it" "$(col "$TMP/notee" start secret 7)" "$llc"
+# riscv-soc's counters estimate from one L3 set in ten: within 5% of the
+# exact occupancy.
+claim "C=0: and the normal counters see it ($(col "$TMP/notee" start secret 7) MiB)" \
+    near "$(col "$TMP/notee" start secret 7)" "$llc" 0.05
 
 # examples/cbqri-noisy-neighbour.yaml: the README's RISC-V demo. Sharing the
 # L3 with the streams costs the victim over half its IPC; its 12 blocks give

@@ -852,23 +852,25 @@ static void test_occupancy_underflow(void **state)
     IS(mach_occupancy(&M, PLAT_L3, 0, 3), 9);
 }
 
-/* riscv-soc samples one L3 set in ten: 4096 sets, 410 sampled. 100 lines
- * in sets 0-99 give 10 samples, too few (< 16): INVALID, with the estimate
- * (10 x 4096 / 410 = 99.9 -> 100). 1000 lines give 100 samples: valid, 999. */
+/* riscv-soc samples one L3 set in ten, chosen by a hash of the set index
+ * (mach.c, samp_set): 407 of its 4096 sets. 100 lines in sets 0-99 meet 11
+ * sampled sets, too few (< 16): INVALID, with the estimate (11 x 4096 / 407
+ * = 110.7 -> 111). Sets 0-134 hold 15 sampled sets, 0-135 16: valid from
+ * the 136th line. 1000 lines give 102 samples: 1027. */
 static void test_occupancy_sampling(void **state)
 {
     (void)state;
     EVENT(SOC_L3(0), 9, CBQRI_EVT_OCCUPANCY);
     run_as(0, 0, 0, 9);
     access_n(0, HIER_LOAD, 0, 0, 100);
-    IS(mach_occupancy_est(&M, PLAT_L3, 0, 9), 100);
-    IS(COUNTER(SOC_L3(0), 9), CC_INVALID | 100);
-    access_n(0, HIER_LOAD, 0, 100, 50); /* 15 samples */
+    IS(mach_occupancy_est(&M, PLAT_L3, 0, 9), 111);
+    IS(COUNTER(SOC_L3(0), 9), CC_INVALID | 111);
+    access_n(0, HIER_LOAD, 0, 100, 35); /* 15 samples */
     IS(COUNTER(SOC_L3(0), 9), CC_INVALID | mach_occupancy_est(&M, PLAT_L3, 0, 9));
-    access_n(0, HIER_LOAD, 0, 150, 10); /* 16 */
+    access_n(0, HIER_LOAD, 0, 135, 1); /* 16 */
     IS(COUNTER(SOC_L3(0), 9), mach_occupancy_est(&M, PLAT_L3, 0, 9));
-    access_n(0, HIER_LOAD, 0, 160, 840);
-    IS(COUNTER(SOC_L3(0), 9), 999);
+    access_n(0, HIER_LOAD, 0, 136, 864);
+    IS(COUNTER(SOC_L3(0), 9), 1027);
     IS(mach_occupancy(&M, PLAT_L3, 0, 9), 1000);
 }
 
