@@ -824,7 +824,7 @@ uint64_t mach_class_lines(const struct mach *m, enum plat_level l, unsigned inst
 
 static inline int sampled(const struct mach_cache *x, uint64_t block)
 {
-    return samp_set(x->samp_period, cache_index(&x->c, block));
+    return x->samp_period == 1 || samp_set(x->samp_period, cache_index(&x->c, block));
 }
 
 static inline unsigned stag_of(const struct mach *m, const struct mach_owner *o)
