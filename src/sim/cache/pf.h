@@ -91,8 +91,6 @@ struct pf {
     const struct pf_cfg *cfg;
     unsigned line_bits;
     void *st[PF_NKIND];
-    uint8_t kind[2][PF_NKIND]; /* the kinds the part has, trained at L1D [0] and L2 [1] */
-    uint8_t nkind[2];
     struct {
         uint64_t block, ready;
         uint8_t into; /* PF_INTO_* + 1; 0: empty */
