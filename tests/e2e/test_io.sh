@@ -105,7 +105,7 @@ same "apart: occupancy by tag is the NIC's own lines" "$(csum "$TMP/b.csv" nic 1
 # hash spreads the ring's lines unevenly over the sets, so some outlive a
 # round (on the unsliced LRU L3 none did, and memory got every line
 # written). Measured 127,192 hits of 1,250,000 lines over 8 ms (10.2%;
-# over 20 ms 342,183 of 3,125,000, 10.9%); at most a quarter can hit,
+# over 20 ms 345,006 of 3,125,000, 11.0%); at most a quarter can hit,
 # the io ways holding 2 MiB of the 8 MiB written since.
 wr=$(csum "$TMP/b.csv" nic 16) held=$(awk -F, '$4 == "nic" { v = $12 } END { print v }' "$TMP/b.csv")
 fills=$(csum "$TMP/b.csv" nic 11)
