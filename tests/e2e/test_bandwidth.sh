@@ -35,6 +35,14 @@ on() { # on TEXT SCENARIO: the scenario's path, on the draft's profiles for TEXT
         -e 's|^platform: riscv-soc$|platform: riscv-soc-draft|' "$2" >"$TMP/draft-${2##*/}"
     echo "$TMP/draft-${2##*/}"
 }
+# The runs of part of the example (--only) ask only for rates in the shared
+# and reserved phases: they run a copy cut to 6 ms (phases of 2 ms, each
+# with its 1 ms of settling), which gives them as the whole 15 ms does
+# (within 0.2%: vision alone 12.20 GB/s, one hart 6.88, camera 2.80 -> 6.53
+# beside the neighbours and 6.60 alone) at half the time. The example
+# itself runs as shipped, with the claims on all its phases.
+sed 's/^duration: 15ms$/duration: 6ms/; s/^    at: 5ms$/    at: 2ms/; s/^    at: 10ms$/    at: 4ms/' \
+    "$EX/cbqri-bandwidth.yaml" >"$TMP/bw-short.yaml"
 for text in 1.0 draft; do
     # ---- the example: a reservation protects the vision group --------------------
     # riscv-edge's controller carries 12.8 GB/s; vision reserves 50%, Rbwb 128 of
@@ -71,11 +79,11 @@ for text in 1.0 draft; do
         near "$b_weighted" "$(calc "3 * $k_weighted")" 0.10
     i1=$(col "$TMP/bw" shared camera 1) i2=$(col "$TMP/bw" reserved camera 1)
     claim "$text: camera's IPC recovers with the reservation ($i1 -> $i2, x1.5 or more)" ge "$i2" "$i1" 1.5
-    expect "$text: vision alone runs" 0 "$QOSIM" run "$(on "$text" "$EX/cbqri-bandwidth.yaml")" --only camera,detect
+    expect "$text: vision alone runs" 0 "$QOSIM" run "$(on "$text" "$TMP/bw-short.yaml")" --only camera,detect
     alone=$(rd "$TMP/out" shared $VISION)
     claim "$text: vision alone reads $alone GB/s, well above its reservation: the controller is what limits it" \
         ge "$alone" $resv 1.5
-    expect "$text: one riscv-edge hart alone runs" 0 "$QOSIM" run "$(on "$text" "$EX/cbqri-bandwidth.yaml")" --only batch1
+    expect "$text: one riscv-edge hart alone runs" 0 "$QOSIM" run "$(on "$text" "$TMP/bw-short.yaml")" --only batch1
     one=$(col "$TMP/out" shared batch1 4)
     claim "$text: one streaming riscv-edge hart reads $one GB/s, within 10% of 64 B x 16 / 140 ns (7.31)" \
         near "$one" 7.31 0.10
@@ -96,10 +104,10 @@ for text in 1.0 draft; do
     # Memory serves reserved reads first, so even a one-hart group, whose
     # reads would otherwise wait in the saturated channel's queue, gets its
     # reservation (camera alone asks for a little more than 6.4 GB/s).
-    expect "$text: vision of one hart runs" 0 "$QOSIM" run "$(on "$text" "$EX/cbqri-bandwidth.yaml")" \
+    expect "$text: vision of one hart runs" 0 "$QOSIM" run "$(on "$text" "$TMP/bw-short.yaml")" \
         --only camera,batch1,batch2,batch3,backup1,backup2,backup3
     c1=$(col "$TMP/out" shared camera 4) c2=$(col "$TMP/out" reserved camera 4)
-    expect "$text: camera alone runs" 0 "$QOSIM" run "$(on "$text" "$EX/cbqri-bandwidth.yaml")" --only camera
+    expect "$text: camera alone runs" 0 "$QOSIM" run "$(on "$text" "$TMP/bw-short.yaml")" --only camera
     c0=$(col "$TMP/out" reserved camera 4)
     claim "$text: one hart's group: camera alone reads $c0 GB/s, more than its reservation $resv" ge "$c0" $resv 1
     claim "$text: one hart's group: 50% reserved, camera reads $c2 GB/s, its reservation $resv within 5%" \
@@ -133,8 +141,12 @@ for text in 1.0 draft; do
     done
     hold() { # hold PLATFORM A-HARTS RESERVE WEIGHT NEIGHBOURS WRITE "GROUP-WEIGHTS" OUT
         local plat=$1 na=$2 r=$3 w=$4 nn=$5 wr=$6 ws=($7) out=$8 i g t
+        # 1 ms to fill the queues, then 2 ms (eight readings) measured: the
+        # shares are steady by then (at 4 ms every figure below within 0.5%
+        # of this; N1 / N0 1.876 against 1.884), and the runs are 24 of
+        # each build.
         {
-            printf 'platform: %s\nseed: 1\nduration: 4ms\ninterval: 250us\nsettle: 1ms\ntasks:\n' "$plat"
+            printf 'platform: %s\nseed: 1\nduration: 3ms\ninterval: 250us\nsettle: 1ms\ntasks:\n' "$plat"
             for ((i = 0; i < na; i++)); do
                 echo "  - {name: a$i, cpu: $i, workload: {pattern: seq, wss: 256M, access: 64, mem_ratio: 1, write_ratio: 0}}"
             done

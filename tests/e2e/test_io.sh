@@ -18,15 +18,25 @@ cmin() { awk -F, -v n="$2" -v c="$3" -v t="$4" 'NR > 1 && $4 == n && $1 >= t && 
 IO_WAYS_BYTES=$((2 * 16384 * 64))
 # The NIC's 10 GB/s for 20 ms: line n leaves at n x 6.4 ns, 3,125,000 lines.
 DMA_BYTES=200000000
+# The runs compared with each other (alone, apart, io_ways 0, and the
+# overlap once more) are the example cut to 8 ms: its 4 ms of settling,
+# then 16 intervals, at half the time of 20 ms. Alone, apart and with
+# io_ways 0 every figure below was the same at 20 ms; overlapping, kvs's
+# L3 misses are 2.66 times alone's (3.22 over 20 ms: most of the leak is in
+# the first milliseconds, while kvs's lines are young). The example itself,
+# as shipped, runs first and keeps its own checks.
+SHORT_BYTES=80000000 # 10 GB/s for 8 ms
 
 # ---- (a) the task's partition overlaps DDIO's ways ---------------------------
 expect "overlap runs" 0 "$QOSIM" run "$EX/ddio-leak.yaml" --csv "$TMP/a.csv" --json "$TMP/a.json"
 cp "$TMP/out" "$TMP/a"
-expect "the task alone runs" 0 "$QOSIM" run "$EX/ddio-leak.yaml" --only kvs --csv "$TMP/alone.csv" \
+sed 's/^duration: 20ms$/duration: 8ms/' "$EX/ddio-leak.yaml" >"$TMP/short.yaml"
+expect "overlap runs 8 ms" 0 "$QOSIM" run "$TMP/short.yaml" --csv "$TMP/s.csv"
+expect "the task alone runs" 0 "$QOSIM" run "$TMP/short.yaml" --only kvs --csv "$TMP/alone.csv" \
     --json "$TMP/alone.json"
 cp "$TMP/out" "$TMP/alone"
 # ---- (b) no core class uses DDIO's ways --------------------------------------
-sed 's/L3: 0x780/L3: 0x078/' "$EX/ddio-leak.yaml" >"$TMP/apart.yaml"
+sed 's/L3: 0x780/L3: 0x078/' "$TMP/short.yaml" >"$TMP/apart.yaml"
 expect "apart runs" 0 "$QOSIM" run "$TMP/apart.yaml" --csv "$TMP/b.csv"
 cp "$TMP/out" "$TMP/b"
 
@@ -38,10 +48,11 @@ same "alone: kvs's working set fits its partition (LLC MPKI $m0)" "$m0" "0.00"
 # the NIC's fills age out first), a victim L3 that kvs's lines enter only
 # when its L2 evicts them, and prefetchers, the leak is gradual: measured
 # MPKI 1.09 (80.67 with the inclusive LRU L3), 89,761 L3 misses over the
-# run where alone has 24,594 (before the queues bounded the prefetchers).
+# run where alone has 24,594 (before the queues bounded the prefetchers;
+# now 1.03, and over 8 ms 76,986 where alone has 28,980).
 claim "overlap: kvs's LLC MPKI $ma >= 0.5 above alone's $m0" ge "$ma" 0.5 1
-claim "overlap: kvs's L3 misses over the run, $(csum "$TMP/a.csv" kvs 11), >= 2 x alone's" \
-    ge "$(csum "$TMP/a.csv" kvs 11)" "$(csum "$TMP/alone.csv" kvs 11)" 2
+claim "overlap: kvs's L3 misses over the run, $(csum "$TMP/s.csv" kvs 11), >= 2 x alone's" \
+    ge "$(csum "$TMP/s.csv" kvs 11)" "$(csum "$TMP/alone.csv" kvs 11)" 2
 # Apart, the NIC's fills replace only lines in ways 9-10, where kvs never
 # fills, and hits are unrestricted: kvs's L3 holds what it holds alone, so
 # it reads the same lines from memory, each once. The tolerance is none:
@@ -76,10 +87,11 @@ ia=$(col "$TMP/b" start kvs 1) i0=$(col "$TMP/alone" start kvs 1)
 claim "apart: kvs's IPC $ia within 2% of alone's $i0" near "$ia" "$i0" 0.02
 
 # ---- the agent's figures against ground truth --------------------------------
-for v in a b; do
+for v in a:20:$DMA_BYTES b:8:$SHORT_BYTES; do
+    IFS=: read -r v d want <<<"$v"
     claim "$v: the NIC's lines never exceed its io ways ($IO_WAYS_BYTES bytes)" \
         ge "$IO_WAYS_BYTES" "$(cmax "$TMP/$v.csv" nic 13)" 1
-    same "$v: the NIC moved 10 GB/s for 20 ms" "$(csum "$TMP/$v.csv" nic NF-1)" "$DMA_BYTES"
+    same "$v: the NIC moved 10 GB/s for $d ms" "$(csum "$TMP/$v.csv" nic NF-1)" "$want"
     same "$v: the NIC read nothing" "$(csum "$TMP/$v.csv" nic NF)" 0
 done
 # Apart, once its 8 MiB ring has wrapped (0.8 ms) the NIC holds both ways of every set.
@@ -92,25 +104,26 @@ same "apart: occupancy by tag is the NIC's own lines" "$(csum "$TMP/b.csv" nic 1
 # round is updated in place (a hit) and written back once: the 8 slices'
 # hash spreads the ring's lines unevenly over the sets, so some outlive a
 # round (on the unsliced LRU L3 none did, and memory got every line
-# written). Measured 342,183 hits of 3,125,000 lines (10.9%); at most a
-# quarter can hit, the io ways holding 2 MiB of the 8 MiB written since.
+# written). Measured 127,192 hits of 1,250,000 lines over 8 ms (10.2%;
+# over 20 ms 345,006 of 3,125,000, 11.0%); at most a quarter can hit,
+# the io ways holding 2 MiB of the 8 MiB written since.
 wr=$(csum "$TMP/b.csv" nic 16) held=$(awk -F, '$4 == "nic" { v = $12 } END { print v }' "$TMP/b.csv")
 fills=$(csum "$TMP/b.csv" nic 11)
 same "apart: memory got every line the NIC filled but the ones it holds" "$((wr + held))" \
     "$((fills * 64))"
-claim "apart: the NIC's hits in place, $((DMA_BYTES / 64 - fills)) lines, are at most a quarter" \
-    ge "$((DMA_BYTES / 64 / 4))" "$((DMA_BYTES / 64 - fills))" 1
+claim "apart: the NIC's hits in place, $((SHORT_BYTES / 64 - fills)) lines, are at most a quarter" \
+    ge "$((SHORT_BYTES / 64 / 4))" "$((SHORT_BYTES / 64 - fills))" 1
 has "the table has the agent's section" "$TMP/a" '^phase +I/O agent +DMA GB/s'
 has "the table: the NIC's 10 GB/s" "$TMP/a" '^start +nic +10\.00 '
 
 # ---- io_ways 0: no allocation, every byte to memory --------------------------
 "$QOSIM" profiles show intel-xeon | sed 's/^    io_ways: 0x600/    io_ways: 0/' >"$TMP/noddio.yaml"
-sed "s|^platform: intel-xeon|platform: $TMP/noddio.yaml|" "$EX/ddio-leak.yaml" >"$TMP/noddio-scen.yaml"
+sed "s|^platform: intel-xeon|platform: $TMP/noddio.yaml|" "$TMP/short.yaml" >"$TMP/noddio-scen.yaml"
 expect "io_ways 0 runs" 0 "$QOSIM" run "$TMP/noddio-scen.yaml" --csv "$TMP/z.csv"
 cp "$TMP/out" "$TMP/z"
 same "io_ways 0: the NIC holds no line, ever" "$(cmax "$TMP/z.csv" nic 12)" 0
-same "io_ways 0: its writes all went to memory" "$(csum "$TMP/z.csv" nic 16)" "$DMA_BYTES"
-same "io_ways 0: as many as it wrote" "$(csum "$TMP/z.csv" nic NF-1)" "$DMA_BYTES"
+same "io_ways 0: its writes all went to memory" "$(csum "$TMP/z.csv" nic 16)" "$SHORT_BYTES"
+same "io_ways 0: as many as it wrote" "$(csum "$TMP/z.csv" nic NF-1)" "$SHORT_BYTES"
 same "io_ways 0: kvs is back at the alone level though it overlaps" \
     "$(col "$TMP/z" start kvs 2)" "$m0"
 

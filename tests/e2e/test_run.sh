@@ -32,7 +32,13 @@ if near "$p3" "$a3" 0.10; then ok "partitioning + MBA: victim IPC $p3 within 10%
 s2=$(ipc "$TMP/full" partitioned stream1) s3=$(ipc "$TMP/full" limited stream1)
 if ge "$s2" "$s3" 0.98; then ok "MBA throttle never speeds the aggressors up ($s2 -> $s3)"; else
     notok "MBA throttle never speeds the aggressors up ($s2 -> $s3)"; fi
-expect "one aggressor alone runs" 0 "$QOSIM" run "$EX/noisy-neighbour.yaml" --only stream1
+# The lone aggressor on the demo at a fifth of its length (phases of 2 ms,
+# 1 ms settling; the demo itself ran as shipped above): a stream alone is
+# steady within a millisecond, and its IPCs are those of the whole demo
+# (0.796 -> 0.259 at either length).
+sed 's/^duration: 30ms/duration: 6ms/; s/^settle: 4ms/settle: 1ms/; s/at: 10ms/at: 2ms/; s/at: 20ms/at: 4ms/' \
+    "$EX/noisy-neighbour.yaml" >"$TMP/nn-short.yaml"
+expect "one aggressor alone runs" 0 "$QOSIM" run "$TMP/nn-short.yaml" --only stream1
 cp "$TMP/out" "$TMP/one"
 s2=$(ipc "$TMP/one" partitioned stream1) s3=$(ipc "$TMP/one" limited stream1)
 if ge "$s2" "$s3" 2; then ok "MBA throttle slows a lone aggressor ($s2 -> $s3, < 1/2)"; else
