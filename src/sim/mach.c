@@ -21,7 +21,8 @@ static void *zalloc(size_t n, size_t size, int *bad)
  * chosen by a hash of the index (project choice). Not by its low bits: they
  * are address bits, and the adjacent-line prefetcher gives the two lines of
  * a 128-byte chunk different lifetimes, so a task's lines fall unevenly on
- * even and odd sets (docs/mechanisms.md, "Monitoring: occupancy"). */
+ * even and odd sets (docs/mechanisms.md, "Monitoring: occupancy"). Set 0
+ * is always sampled, so an estimate never divides by zero sampled sets. */
 static inline int samp_set(uint32_t period, uint32_t s)
 {
     return (((uint32_t)s * 0x9e3779b1u) >> 8) % period == 0;
