@@ -108,7 +108,10 @@ int cache_init(struct cache *c, const char *name, const struct cache_geom *g,
     c->lines = malloc((size_t)c->sets * g->assoc * sizeof *c->lines);
     c->set_state = calloc(c->sets, sizeof *c->set_state);
     c->nvalid = calloc(c->sets, sizeof *c->nvalid);
-    if (!c->lines || !c->set_state || !c->nvalid) {
+    int tab = c->slices > 1 && c->slice_hash == SLICE_MAURICE;
+    if (tab && (c->stab = malloc(sizeof *c->stab)))
+        slice_tab_init(c->stab, c->slices, bits_log2(c->set_mask + 1));
+    if (!c->lines || !c->set_state || !c->nvalid || (tab && !c->stab)) {
         cache_free(c);
         return err_set(e, -QOSIM_ENOMEM, "%s: cannot allocate %llu lines", name,
                        (unsigned long long)c->sets * g->assoc);
@@ -122,7 +125,9 @@ void cache_free(struct cache *c)
     free(c->lines);
     free(c->set_state);
     free(c->nvalid);
+    free(c->stab);
     c->lines = NULL;
+    c->stab = NULL;
     c->set_state = NULL;
     c->nvalid = NULL;
 }
@@ -139,13 +144,23 @@ void cache_reset(struct cache *c)
     c->repl->reset(c);
 }
 
-int cache_find(const struct cache *c, uint64_t block)
+/* Entry of block in a set of n entries, or -1: two compares a step, as
+ * the scan of a 16-way set for an absent line is the most common search. */
+static inline int set_find(const struct cache_line *set, uint32_t n, uint64_t block)
 {
-    const struct cache_line *set = cache_set(c, cache_index(c, block));
-    for (uint32_t i = 0; i < c->g.assoc; i++)
+    uint32_t i = 0;
+    for (; i + 1 < n; i += 2) {
         if (set[i].tag == block)
             return (int)i;
-    return -1;
+        if (set[i + 1].tag == block)
+            return (int)i + 1;
+    }
+    return i < n && set[i].tag == block ? (int)i : -1;
+}
+
+int cache_find(const struct cache *c, uint64_t block)
+{
+    return set_find(cache_set(c, cache_index(c, block)), c->g.assoc, block);
 }
 
 /* Empty ways are used before anything is evicted, as in hardware; the last
@@ -190,12 +205,11 @@ int cache_ref_slow(struct cache *c, uint64_t block, unsigned dirty, uint16_t own
     uint32_t s = cache_index(c, block);
     struct cache_line *set = cache_set(c, s);
     v->valid = 0;
-    for (uint32_t i = 0; i < c->g.assoc; i++) {
-        if (set[i].tag == block) {
-            set[i].flags |= (uint8_t)dirty;
-            c->repl->hit(c, s, i);
-            return 1;
-        }
+    int i = set_find(set, c->g.assoc, block);
+    if (i >= 0) {
+        set[i].flags |= (uint8_t)dirty;
+        c->repl->hit(c, s, (unsigned)i);
+        return 1;
     }
     if (mask & c->all_ways)
         cache_fill_at(c, s, cache_pick(c, s, mask), block, dirty, owner, v);

@@ -383,12 +383,7 @@ static inline __attribute__((always_inline)) long synth_fill(struct wl *w, struc
         unsigned fl = 0;
         if ((c >> 32) < p_branch)
             fl = TREC_F_BRANCH | ((c & 0xffffffffu) < p_taken ? TREC_F_TAKEN : 0);
-        r[k].addr = ip;
-        r[k].size = 4;
-        r[k].kind = TREC_I;
-        r[k].flags = (uint8_t)fl;
-        r[k].pad = 0;
-        k++;
+        r[k++] = (struct trace_rec){.addr = ip, .size = 4, .kind = TREC_I, .flags = (uint8_t)fl};
         if (fl & TREC_F_TAKEN)
             ip = WL_CODE_BASE + rng_below(&code, blocks) * WL_LINE;
         else if ((ip += 4) > ip_last)
@@ -424,12 +419,8 @@ static inline __attribute__((always_inline)) long synth_fill(struct wl *w, struc
             break;
         }
         }
-        r[k].addr = WL_DATA_BASE + a;
-        r[k].size = access;
-        r[k].kind = (uint8_t)kind;
-        r[k].flags = (uint8_t)f;
-        r[k].pad = 0;
-        k++;
+        r[k++] = (struct trace_rec){
+            .addr = WL_DATA_BASE + a, .size = access, .kind = (uint8_t)kind, .flags = (uint8_t)f};
     }
 
     w->code_rng = code;
