@@ -3,7 +3,7 @@
 # resctrl and pqos find and do, against what the profile implies.
 source "$(dirname "$0")/vm.sh"
 PLAT=intel-xeon
-vm_boot $PLAT 'sh /tests/qos.sh cdp cdpl2 mon mba stream; sh /tests/pqos.sh l3'
+vm_boot $PLAT 'sh /tests/qos.sh cdp cdpl2 mon mba stream; sh /tests/pqos.sh l3; sh /tests/oci.sh runc crun'
 
 for f in L3_allocation L2_allocation MB_allocation L3_monitoring; do
     has "$PLAT: the boot log shows resctrl's ${f/_/ } detected" "$TMP/guest" "^fact dmesg resctrl:_${f}_detected"
@@ -67,3 +67,53 @@ want slow.schemata "MB:0=10"
 check_bandwidth
 check_pqos 0x7ff
 want os_e.schemata "L3:0=0007"
+
+# ---- OCI runtimes, unchanged, through linux.intelRdt (tests/vm/oci.sh, docs/containers.md) ----
+has "$PLAT: Debian's runc is in the guest" <(fact runc.version) '^runc_version_1\.1\.'
+want runc.a.rc 0
+want runc.a.in_group 1
+want runc.a.schemata "MB:0=50 L2:0=ffff;1=ffff L3:0=0003"
+assoc=$(fact runc.a.assoc_cpu1)
+rmid=$(($(num "$assoc") & 0x3ff))
+same "$PLAT: runc: the container's CPU runs with the group's class (PQR_ASSOC $assoc): its L3 mask is the schema's" \
+    "$(num "$(fact runc.a.l3mask)")" 3
+same "$PLAT: runc: ... and its MBA delay is 100 - 50" "$(num "$(fact runc.a.mbdelay)")" 50
+claim "$PLAT: runc: the group has an RMID of its own ($rmid)" ge "$rmid" 1 1
+has "$PLAT: runc: the container streamed 32 MiB" <(fact runc.a.stream) '^bytes=33554432 '
+want runc.a.stats.l3_cache_schema "L3:0=0003"
+want runc.a.stats.mem_bw_schema "MB:0=50"
+stat=$(fact runc.a.stats.mbm_total_bytes)
+claim "$PLAT: runc events --stats reports the group's mbm_total_bytes as resctrl has it ($stat)" \
+    near "${stat:-0}" "$(fact runc.a.mbm_total_bytes)" 0.01
+claim "$PLAT: ... at least the 32 MiB the stream read ($stat)" ge "${stat:-0}" 33554432 1
+occ=$(fact runc.a.stats.llc_occupancy)
+lo=$(fact runc.a.llc_before) hi=$(fact runc.a.llc_occupancy)
+[ "${lo:-0}" -le "${hi:-0}" ] || { t=$lo lo=$hi hi=$t; }
+claim "$PLAT: runc events --stats reports the group's llc_occupancy as resctrl has it ($occ, between $lo and $hi)" \
+    awk -v o="${occ:-0}" -v lo="${lo:-1}" -v hi="${hi:-0}" 'BEGIN { exit !(o >= lo * 0.98 && o <= hi * 1.02) }'
+claim "$PLAT: ... at least half the schema's 2 ways, which the stream filled ($occ)" \
+    ge "${occ:-0}" $((11 * 1024 * 1024 / 11)) 1
+want runc.b.rc 0
+want runc.b.in_group 1
+want runc.after.tasks 0
+end=$(fact runc.after.mbm_total_bytes)
+truth=$(truth_reads "$rmid")
+claim "$PLAT: runc: the group's final MBM total ($end) is the model's ground truth for RMID $rmid (${truth:-none}) within 5%" \
+    near "${end:-0}" "${truth:-0}" 0.05
+# A schema Intel's CAT cannot take: refused with the kernel's reason.
+same "$PLAT: runc refuses a container whose l3CacheSchema the hardware cannot take" "$(fact runc.c.rc)" 1
+want runc.c.status "The_mask_5_has_non-consecutive_1-bits"
+has "$PLAT: ... and its error carries the kernel's reason" <(fact runc.c.err) 'last_cmd_status:_The_mask_5_has_non-consecutive_1-bits'
+want runc.c.container_left 0
+# runc 1.1.5's own behaviour, the same on any machine (docs/containers.md):
+# the group it made for the refused container stays, and a container naming
+# an existing closID with other schemata rewrites the group's.
+want runc.c.group_left 1
+want runc.d.rc 0
+want runc.d.schemata "MB:0=50 L2:0=ffff;1=ffff L3:0=000f"
+# Debian 12's crun 1.8.1 reads linux.intelRdt but does not act on it: the
+# container runs, in no group.
+has "$PLAT: Debian's crun is in the guest" <(fact crun.version) '^crun_version_1\.8\.'
+want crun.a.rc 0
+want crun.a.in_group 0
+want crun.after.groups 0

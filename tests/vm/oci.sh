@@ -1,0 +1,143 @@
+# Runs inside the guest (qosim vm --cmd 'sh /tests/oci.sh RUNTIME...'):
+# Debian's OCI runtimes, unchanged, placing containers in resctrl groups
+# through the OCI configuration's linux.intelRdt, and prints what it saw as
+# "fact NAME VALUE" lines (tests/e2e/test_vm_intel_xeon.sh compares them;
+# nothing here knows the expected values).
+#   sh /tests/oci.sh runc crun
+# Needs L3 CAT, MBA and L3 monitoring (intel-xeon). The bundle is made
+# here: a busybox root file system with qosim-guest (both static), and a
+# configuration written out in full, as the guest has no JSON tool to edit
+# what `runc spec` writes.
+R=/sys/fs/resctrl
+B=/tmp/oci
+fact() { echo "fact $1 $2"; }
+# The first lines of a runtime's error output, as facts.
+errs() { tr ' ' _ <"/tmp/oci.err" | head -3 | sed "s/^/fact $1 /"; }
+# A group's schemata on one line, spaces removed within each.
+schemata() { tr -d ' ' <"$1/schemata" 2>/dev/null | tr '\n' ' ' | sed 's/ $//'; }
+
+# A fresh resctrl, as a container host has it: unmounting drops every
+# group that earlier scripts (pqos's COS1...) left.
+grep -q " $R resctrl " /proc/mounts && umount "$R"
+mount -t resctrl resctrl "$R"
+mkdir -p "$B/rootfs/bin" "$B/rootfs/proc" "$B/rootfs/dev" "$B/rootfs/sys" "$B/rootfs/tmp"
+cp /bin/busybox /usr/bin/qosim-guest "$B/rootfs/bin/"
+for a in sh sleep taskset touch; do ln -sf busybox "$B/rootfs/bin/$a"; done
+
+# config RDT ARGS: the bundle's config.json; RDT the intelRdt object's
+# members, ARGS the process's argv as JSON strings.
+config() {
+    cat >"$B/config.json" <<EOF
+{
+  "ociVersion": "1.0.2",
+  "process": {
+    "terminal": false,
+    "user": {"uid": 0, "gid": 0},
+    "args": [$2],
+    "env": ["PATH=/bin"],
+    "cwd": "/"
+  },
+  "root": {"path": "rootfs"},
+  "hostname": "c",
+  "mounts": [{"destination": "/proc", "type": "proc", "source": "proc"}],
+  "linux": {
+    "namespaces": [{"type": "pid"}, {"type": "mount"}, {"type": "ipc"}, {"type": "uts"}],
+    "intelRdt": {$1}
+  }
+}
+EOF
+}
+# start RT ID: a detached container of the bundle, its status as a fact;
+# the initramfs is the root file system, which pivot_root(2) cannot leave,
+# so the runtime is told to chroot instead (--no-pivot).
+start() {
+    "$1" run -d --no-pivot --pid-file "/tmp/$2.pid" -b "$B" "$2" </dev/null >/dev/null 2>/tmp/oci.err
+    rc=$?
+    fact "$2.rc" "$rc"
+    return $rc
+}
+# in_group ID GROUP: 1 if the container's first process is in the group's tasks.
+in_group() { grep -cx "$(cat "/tmp/$1.pid" 2>/dev/null || echo none)" "$2/tasks" 2>/dev/null || echo 0; }
+
+rdt='"closID": "web", "l3CacheSchema": "L3:0=3", "memBwSchema": "MB:0=50"'
+# Container a spins on CPU 1 until /tmp/go appears in its root, then
+# streams 16 MiB twice there and sleeps.
+work='"/bin/taskset", "-c", "1", "/bin/sh", "-c",
+      "while [ ! -f /tmp/go ]; do :; done; qosim-guest stream --size 16M --passes 2 >/tmp/out; touch /tmp/done; exec sleep 600"'
+G=$R/web
+for rt in "$@"; do
+    command -v "$rt" >/dev/null || { fact "$rt.present" 0; continue; }
+    fact "$rt.version" "$($rt --version | head -1 | tr ' ' '_')"
+    rm -f "$B/rootfs/tmp/go" "$B/rootfs/tmp/done" "$B/rootfs/tmp/out"
+    # A container in a new group: its task joins the group, the group's
+    # schemata is the configuration's, and CPU 1, where it spins, runs with
+    # the group's class in PQR_ASSOC (read on CPU 1 by an interrupt while
+    # the container's task is the one running there).
+    config "$rdt, \"enableCMT\": true, \"enableMBM\": true" "$work"
+    start "$rt" "$rt.a" && n=0 || n=120
+    errs "$rt.a.err"
+    placed=$(in_group "$rt.a" "$G")
+    fact "$rt.a.in_group" "$placed"
+    if [ "$placed" != 1 ]; then # the runtime did not act on intelRdt: nothing more to see
+        kill -9 "$(cat "/tmp/$rt.a.pid" 2>/dev/null)" 2>/dev/null
+        fact "$rt.after.groups" "$(ls "$R" | grep -cE '^(web|bad)$')"
+        rm -rf "/run/$rt"
+        continue
+    fi
+    fact "$rt.a.schemata" "$(schemata "$G")"
+    assoc=$(taskset -c 0 qosim-guest rdmsr 1 0xc8f)
+    fact "$rt.a.assoc_cpu1" "$assoc"
+    cos=$(((assoc >> 32) & 0xffffffff))
+    fact "$rt.a.l3mask" "$(qosim-guest rdmsr 0 $((0xc90 + cos)))"
+    fact "$rt.a.mbdelay" "$(qosim-guest rdmsr 0 $((0xd50 + cos)))"
+    # Monitoring asked for: after the stream, the runtime's stats report
+    # the group's counts.
+    touch "$B/rootfs/tmp/go"
+    while [ ! -f "$B/rootfs/tmp/done" ] && [ $n -lt 120 ]; do
+        sleep 1
+        n=$((n + 1))
+    done
+    fact "$rt.a.stream" "$(cat "$B/rootfs/tmp/out" 2>/dev/null)"
+    # Occupancy moves as other work evicts lines: resctrl's own figure is
+    # read just before and just after the runtime's.
+    fact "$rt.a.llc_before" "$(cat "$G/mon_data/mon_L3_00/llc_occupancy" 2>/dev/null)"
+    "$rt" events --stats "$rt.a" 2>/dev/null | tr -d ' \n' >/tmp/oci.stats
+    for k in llc_occupancy mbm_total_bytes mbm_local_bytes l3_cache_schema mem_bw_schema; do
+        fact "$rt.a.stats.$k" "$(sed -n "s/.*\"$k\":\"*\([^\",}]*\).*/\1/p" /tmp/oci.stats)"
+    done
+    fact "$rt.a.mbm_total_bytes" "$(cat "$G/mon_data/mon_L3_00/mbm_total_bytes" 2>/dev/null)"
+    fact "$rt.a.llc_occupancy" "$(cat "$G/mon_data/mon_L3_00/llc_occupancy" 2>/dev/null)"
+    # A second container naming the same closID joins the group.
+    config "$rdt" '"/bin/sleep", "600"'
+    start "$rt" "$rt.b"
+    fact "$rt.b.in_group" "$(in_group "$rt.b" "$G")"
+    # A schema the hardware cannot take (Intel's masks are contiguous): the
+    # runtime must refuse the container, with the kernel's reason.
+    config '"closID": "bad", "l3CacheSchema": "L3:0=5"' '"/bin/sleep", "600"'
+    start "$rt" "$rt.c"
+    errs "$rt.c.err"
+    fact "$rt.c.status" "$(tr ' ' '_' <"$R/info/last_cmd_status")"
+    fact "$rt.c.group_left" "$([ -d "$R/bad" ] && echo 1 || echo 0)"
+    fact "$rt.c.container_left" "$(ls /run/$rt 2>/dev/null | grep -cx "$rt.c")"
+    # The same closID with other schemata than its group has.
+    config '"closID": "web", "l3CacheSchema": "L3:0=f"' '"/bin/sleep", "600"'
+    start "$rt" "$rt.d"
+    errs "$rt.d.err"
+    fact "$rt.d.schemata" "$(schemata "$G")"
+    # The containers' processes end (no runtime call: each costs seconds
+    # under emulation); with no task left in it, the group's RMID counts
+    # nothing more, so its total is what the model's ground truth has for
+    # that RMID at the end.
+    for c in a b c d; do
+        [ -f "/tmp/$rt.$c.pid" ] && kill -9 "$(cat "/tmp/$rt.$c.pid")" 2>/dev/null
+    done
+    sleep 1
+    fact "$rt.after.tasks" "$(wc -l <"$G/tasks" 2>/dev/null)"
+    fact "$rt.after.mbm_total_bytes" "$(cat "$G/mon_data/mon_L3_00/mbm_total_bytes" 2>/dev/null)"
+    fact "$rt.after.groups" "$(ls "$R" | grep -cE '^(web|bad)$')"
+    # The runtime's own state goes with its containers: the next runtime
+    # starts from the same resctrl.
+    rm -rf "/run/$rt"
+    rmdir "$R/web" "$R/bad" 2>/dev/null
+done
+true
