@@ -3,7 +3,7 @@
 # resctrl and pqos find and do, against what the profile implies.
 source "$(dirname "$0")/vm.sh"
 PLAT=intel-xeon
-vm_boot $PLAT 'sh /tests/qos.sh cdp cdpl2 mon mba stream; sh /tests/pqos.sh l3; sh /tests/oci.sh runc crun'
+vm_boot $PLAT 'sh /tests/qos.sh cdp cdpl2 mon mba stream; sh /tests/pqos.sh l3; sh /tests/rdtset.sh; sh /tests/oci.sh runc crun'
 
 for f in L3_allocation L2_allocation MB_allocation L3_monitoring; do
     has "$PLAT: the boot log shows resctrl's ${f/_/ } detected" "$TMP/guest" "^fact dmesg resctrl:_${f}_detected"
@@ -117,3 +117,13 @@ has "$PLAT: Debian's crun is in the guest" <(fact crun.version) '^crun_version_1
 want crun.a.rc 0
 want crun.a.in_group 0
 want crun.after.groups 0
+
+# ---- rdtset (intel-cmt-cat), unchanged: a program started with an L3 mask on CPU 1 ----
+for i in msr os; do
+    want "rdtset_$i.rc" 0
+    out=$(fact "rdtset_$i.out")
+    assoc=${out%_*} mask=${out#*_}
+    cos=$((($(num "$assoc") >> 32) & 0xffffffff))
+    claim "$PLAT: rdtset ($i interface) runs its program on CPU 1 in a class of its own (PQR_ASSOC $assoc)" ge "$cos" 1 1
+    same "$PLAT: ... whose IA32_L3_QOS_MASK is the -t mask" "$(num "$mask")" 3
+done
