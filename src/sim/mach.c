@@ -25,7 +25,7 @@ static void *zalloc(size_t n, size_t size, int *bad)
  * is always sampled, so an estimate never divides by zero sampled sets. */
 static inline int samp_set(uint32_t period, uint32_t s)
 {
-    return (((uint32_t)s * 0x9e3779b1u) >> 8) % period == 0;
+    return ((s * 0x9e3779b1u) >> 8) % period == 0;
 }
 
 static int cache_setup(struct mach *m, enum plat_level l, struct err *e)

@@ -108,10 +108,7 @@ int cache_init(struct cache *c, const char *name, const struct cache_geom *g,
     c->lines = malloc((size_t)c->sets * g->assoc * sizeof *c->lines);
     c->set_state = calloc(c->sets, sizeof *c->set_state);
     c->nvalid = calloc(c->sets, sizeof *c->nvalid);
-    int tab = c->slices > 1 && c->slice_hash == SLICE_MAURICE;
-    if (tab && (c->stab = malloc(sizeof *c->stab)))
-        slice_tab_init(c->stab, c->slices, bits_log2(c->set_mask + 1));
-    if (!c->lines || !c->set_state || !c->nvalid || (tab && !c->stab)) {
+    if (!c->lines || !c->set_state || !c->nvalid) {
         cache_free(c);
         return err_set(e, -QOSIM_ENOMEM, "%s: cannot allocate %llu lines", name,
                        (unsigned long long)c->sets * g->assoc);
@@ -125,9 +122,7 @@ void cache_free(struct cache *c)
     free(c->lines);
     free(c->set_state);
     free(c->nvalid);
-    free(c->stab);
     c->lines = NULL;
-    c->stab = NULL;
     c->set_state = NULL;
     c->nvalid = NULL;
 }

@@ -64,7 +64,6 @@ struct cache {
                                  empty way, which after warm-up every fill would make */
     uint32_t rng, psel;       /* policy state of the whole cache: a random generator, a
                                  set-dueling selector (repl_qlru.c) */
-    struct slice_tab *stab;   /* the maurice hash as tables, when it slices this cache */
 };
 
 /* Parses cachegrind's "SIZE,ASSOC,LINE" (decimal bytes). */
@@ -88,9 +87,7 @@ static inline struct cache_line *cache_set(const struct cache *c, uint32_t s)
 static inline uint32_t cache_index(const struct cache *c, uint64_t block)
 {
     uint32_t s = (uint32_t)block & c->set_mask;
-    if (c->stab)
-        s |= slice_tab_of(c->stab, block, c->line_bits);
-    else if (c->slices > 1)
+    if (c->slices > 1)
         s += slice_of(c->slice_hash, c->slices, block, c->line_bits) * (c->set_mask + 1);
     return s;
 }

@@ -10,10 +10,3 @@ const char *slice_check(unsigned hash, uint32_t n)
         return "the maurice hash is published for 2, 4 and 8 slices (use slice_hash: mix)";
     return 0;
 }
-
-void slice_tab_init(struct slice_tab *t, uint32_t n, unsigned shift)
-{
-    for (unsigned k = 0; k < 4; k++)
-        for (unsigned v = 0; v < 256; v++)
-            t->t[k][v] = slice_of(SLICE_MAURICE, n, (uint64_t)v << (8 * k), 6) << shift;
-}

@@ -59,27 +59,6 @@ static inline uint32_t slice_of(unsigned hash, uint32_t n, uint64_t block, unsig
     return (uint32_t)(((h >> 32) * n) >> 32);
 }
 
-/* The maurice hash as four byte-indexed tables over address bits 6..37
- * (every bit o0..o2 name): a parity is linear over XOR, so the slice is the
- * XOR of each byte's share. Entries hold the share already shifted left by
- * `shift`, so that a cache with 2^shift sets a slice gets its slice's first
- * set directly. Three parities cost some twenty instructions without the
- * POPCNT instruction, which a portable build cannot assume; four loads
- * cost six. */
-struct slice_tab {
-    uint32_t t[4][256];
-};
-
-/* Fills t for the maurice hash among n slices (2, 4 or 8). */
-void slice_tab_init(struct slice_tab *t, uint32_t n, unsigned shift);
-
-/* slice_of(SLICE_MAURICE, n, block, line_bits) << shift, for t filled for n. */
-static inline uint32_t slice_tab_of(const struct slice_tab *t, uint64_t block, unsigned line_bits)
-{
-    uint32_t x = (uint32_t)((block << line_bits) >> 6);
-    return t->t[0][x & 255] ^ t->t[1][x >> 8 & 255] ^ t->t[2][x >> 16 & 255] ^ t->t[3][x >> 24];
-}
-
 /* NULL if hash can split a cache into n slices, else why not. */
 const char *slice_check(unsigned hash, uint32_t n);
 
