@@ -14,7 +14,7 @@ VM := build/vm
 # position-independent), built against the patched tree's headers (the
 # plugin API and the hooks).
 define vm_plugin
-$(2): qemu/plugin/qosim-vm.c $(1) $$(VM)/qemu-system-x86_64
+$(2): qemu/plugin/qosim-vm.c qemu/plugin/simctl.h $(1) $$(VM)/qemu-system-x86_64
 	@mkdir -p $$(dir $$@)
 	$$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $$(CFLAGS) $(3) -fPIC -shared \
 	  -fvisibility=hidden -Wl,--exclude-libs,ALL -I$$(VM)/qemu-src/include/qemu -Iinclude -Isrc \
@@ -50,7 +50,7 @@ $(VM)/kernel-bp/vmlinux: qemu/guest/fetch-kernel
 	qemu/guest/fetch-kernel $(VM)/kernel-bp bookworm-backports
 	@touch $@
 
-$(VM)/qosim-guest: qemu/guest/qosim-guest.c
+$(VM)/qosim-guest: qemu/guest/qosim-guest.c qemu/plugin/simctl.h
 	@mkdir -p $(dir $@)
 	$(CC) -static -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -o $@ $<
 

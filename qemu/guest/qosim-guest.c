@@ -1,7 +1,8 @@
 /* qosim-guest: the small tools the qosim VM guest's tests need and busybox
  * lacks: MSR access (and a fuzzer of it), CPUID, a memory-bandwidth stream (on a NUMA node of
- * one's choice, such as the guest's slow memory) and powering QEMU off
- * with an exit status. Built static so the initramfs needs no libraries for it:
+ * one's choice, such as the guest's slow memory), the switch of the model's
+ * caches and memory (QOSIM_SIM_CTL) and powering QEMU off with an exit
+ * status. Built static so the initramfs needs no libraries for it:
  *   cc -static -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -o qosim-guest qosim-guest.c
  *
  * Exit status: 0 on success, 2 for bad arguments and system errors, 3 when the
@@ -24,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../plugin/simctl.h"
+
 #define EXIT_ERR 2
 #define EXIT_GP  3
 
@@ -44,8 +47,9 @@ static void usage(FILE *f)
             "       %s cpuid LEAF [SUBLEAF]\n"
             "       %s stream [--size BYTES[K|M|G]] [--passes N] [--write] [--node N]\n"
             "              [--move-to TASKS_FILE]...\n"
+            "       %s sim on|off|state\n"
             "       %s exit STATUS\n",
-            prog, prog, prog, prog, prog, prog);
+            prog, prog, prog, prog, prog, prog, prog);
 }
 
 static _Noreturn void bad_arg(const char *what, const char *arg)
@@ -159,6 +163,30 @@ static int cmd_wrmsr(int argc, char **argv)
     if (n != (ssize_t)sizeof v)
         msr_failed("wrmsr", msr, cpu, n < 0 ? errno : EIO);
     close(fd);
+    return 0;
+}
+
+/* sim on|off: the model's caches and memory simulate what the guest runs
+ * from here, or skip it (QOSIM_SIM_CTL, written on CPU 0: the switch is
+ * the whole guest's); sim state prints "on" or "off". Outside qosim vm the
+ * MSR is not there, and the msr driver reports the #GP. */
+static int cmd_sim(int argc, char **argv)
+{
+    if (argc != 2 ||
+        (strcmp(argv[1], "on") && strcmp(argv[1], "off") && strcmp(argv[1], "state"))) {
+        usage(stderr);
+        return EXIT_ERR;
+    }
+    int state = !strcmp(argv[1], "state");
+    int fd = open_msr(0, state ? O_RDONLY : O_WRONLY);
+    uint64_t v = !strcmp(argv[1], "on") ? QOSIM_SIM_CTL_SIM : 0;
+    ssize_t n =
+        state ? pread(fd, &v, sizeof v, QOSIM_SIM_CTL) : pwrite(fd, &v, sizeof v, QOSIM_SIM_CTL);
+    if (n != (ssize_t)sizeof v)
+        msr_failed(state ? "rdmsr" : "wrmsr", QOSIM_SIM_CTL, 0, n < 0 ? errno : EIO);
+    close(fd);
+    if (state)
+        puts(v & QOSIM_SIM_CTL_SIM ? "on" : "off");
     return 0;
 }
 
@@ -559,6 +587,8 @@ int main(int argc, char **argv)
         return cmd_cpuid(argc - 1, argv + 1);
     if (!strcmp(cmd, "stream"))
         return cmd_stream(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sim"))
+        return cmd_sim(argc - 1, argv + 1);
     if (!strcmp(cmd, "exit"))
         return cmd_exit(argc - 1, argv + 1);
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {

@@ -21,9 +21,10 @@
  * limiter; 0, the default, never holds it back), console=PATH (a Unix
  * socket where `qosim regs --attach PATH` drives this same model while the
  * guest runs), slow=SIZE (bytes: the guest's NUMA node 1, which `qosim vm
- * --slow-memory` gives it, is the profile's first slow node), from=user|boot
- * (where simulation starts: the guest's first user-space instruction, the
- * default, or QEMU's first; "Fast-forward" below). */
+ * --slow-memory` gives it, is the profile's first slow node),
+ * from=user|boot|mark (where simulation starts: the guest's first
+ * user-space instruction, the default, QEMU's first, or the guest's own
+ * QOSIM_SIM_CTL write; "Fast-forward" below). */
 #include <qemu-plugin.h>
 #include <qosim-hooks.h>
 
@@ -35,6 +36,8 @@
 #include "sim/wl/wl.h"
 #include "util/err.h"
 #include "util/usock.h"
+
+#include "simctl.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -89,8 +92,10 @@ static struct {
                                          waited at limiters in it */
     uint64_t pace_sim;                /* ticks requests waited at limiters since the last check */
     double pace_debt_ns;              /* host time the guest still owes */
-    int ff;                           /* enum ff */
-    int from_boot;                    /* from=boot: no fast-forward */
+    int from;                         /* enum from */
+    int sim_want;                     /* QOSIM_SIM_CTL.SIM as last set */
+    int sim_on;                       /* blocks are translated with the callbacks */
+    int sim_started;                  /* simulation has run, for the report */
     qemu_plugin_id_t id;
 } vm;
 
@@ -106,12 +111,18 @@ static struct {
  * it runs in the lower half is where virtual equals physical (the firmware,
  * the kernel's start before paging moves it up, the secondary CPUs'
  * start-up trampoline). So the first block whose lower-half address is not
- * its RAM's physical one is a user-space program's. */
-enum ff {
-    FF_OFF,    /* simulating every access */
-    FF_WAIT,   /* user space has not run yet */
-    FF_ENDING, /* user space seen: waiting for QEMU to drop the blocks translated without
-                  callbacks (qemu_plugin_reset) */
+ * its RAM's physical one is a user-space program's.
+ *
+ * The guest can also mark its region of interest itself, as simulators'
+ * guests do with magic instructions: QOSIM_SIM_CTL (simctl.h) switches
+ * simulation off and on again at any time, and with from=mark it is off
+ * until the guest first switches it on. Either switch takes effect once
+ * QEMU has dropped the blocks translated the other way (qemu_plugin_reset,
+ * which runs its callback with every vCPU stopped). */
+enum from {
+    FROM_USER, /* the first user-space block switches simulation on */
+    FROM_BOOT, /* on from QEMU's first instruction */
+    FROM_MARK, /* off until the guest writes QOSIM_SIM_CTL */
 };
 #define FF_LOWER_END (1ull << 47) /* the lower half of a 48-bit address space */
 
@@ -342,7 +353,7 @@ static void on_mem(unsigned cpu, qemu_plugin_meminfo_t info, uint64_t va, void *
                             .kind = qemu_plugin_mem_is_store(info) ? TREC_S : TREC_L};
 }
 
-static void ff_end(qemu_plugin_id_t id);
+static void sim_switched(qemu_plugin_id_t id);
 
 /* The guest-physical address of host address h if it is guest RAM. */
 static int ram_pa(const uint8_t *h, uint64_t *pa)
@@ -355,20 +366,28 @@ static int ram_pa(const uint8_t *h, uint64_t *pa)
     return 0;
 }
 
-/* Whether block tb is still fast-forwarded (and the step out of it at the
- * first user-space block). */
-static int ff_skip(struct qemu_plugin_tb *tb)
+/* Simulation on (1) or off (0) from the next block QEMU translates: what
+ * the vCPUs collected so far is simulated first, then QEMU drops every
+ * block translated so far and sim_switched applies the newest setting
+ * (QEMU ignores a second reset while one is pending; the pending one's
+ * callback then applies this setting too). */
+static void sim_set(int on)
+{
+    if (on == vm.sim_want)
+        return;
+    run_all();
+    vm.sim_want = on;
+    qemu_plugin_reset(vm.id, sim_switched);
+}
+
+/* Whether tb is the first user-space block of a guest fast-forwarded to
+ * it (from=user; "Fast-forward" above). */
+static int first_user_block(struct qemu_plugin_tb *tb)
 {
     uint64_t pa, va = qemu_plugin_tb_vaddr(tb);
-    if (vm.ff == FF_WAIT && va < FF_LOWER_END && qemu_plugin_tb_n_insns(tb) &&
-        ram_pa(qemu_plugin_insn_haddr(qemu_plugin_tb_get_insn(tb, 0)), &pa) && va != pa) {
-        /* Every block translated so far has no callbacks: QEMU drops them
-         * all, and the plugin's callbacks, then ff_end registers those
-         * again. */
-        vm.ff = FF_ENDING;
-        qemu_plugin_reset(vm.id, ff_end);
-    }
-    return vm.ff != FF_OFF;
+    return vm.from == FROM_USER && !vm.sim_started && !vm.sim_want && va < FF_LOWER_END &&
+           qemu_plugin_tb_n_insns(tb) &&
+           ram_pa(qemu_plugin_insn_haddr(qemu_plugin_tb_get_insn(tb, 0)), &pa) && va != pa;
 }
 
 static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -376,8 +395,11 @@ static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     (void)id;
     if (vm.console[0] && con.fd < 0)
         con_start(vm.console);
-    if (vm.ff != FF_OFF && ff_skip(tb))
+    if (!vm.sim_on) {
+        if (first_user_block(tb))
+            sim_set(1);
         return;
+    }
     size_t n = qemu_plugin_tb_n_insns(tb);
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(tb, i);
@@ -499,11 +521,21 @@ static int model_takes(unsigned cpu, uint32_t msr)
 
 static int on_rdmsr(unsigned cpu, uint32_t msr, uint64_t *val)
 {
+    if (msr == QOSIM_SIM_CTL) {
+        *val = vm.sim_want ? QOSIM_SIM_CTL_SIM : 0;
+        return QOSIM_MSR_DONE;
+    }
     return model_takes(cpu, msr) ? to_qemu(x86_rdmsr(&vm.x, cpu, msr, val)) : QOSIM_MSR_QEMU;
 }
 
 static int on_wrmsr(unsigned cpu, uint32_t msr, uint64_t val)
 {
+    if (msr == QOSIM_SIM_CTL) {
+        if (val & ~QOSIM_SIM_CTL_SIM)
+            return QOSIM_MSR_GP; /* reserved bits (simctl.h) */
+        sim_set(val & QOSIM_SIM_CTL_SIM ? 1 : 0);
+        return QOSIM_MSR_DONE;
+    }
     return model_takes(cpu, msr) ? to_qemu(x86_wrmsr(&vm.x, cpu, msr, val)) : QOSIM_MSR_QEMU;
 }
 
@@ -575,11 +607,13 @@ static void write_report(void)
         return;
     }
     /* from: where simulation was to start; simulating: whether it had
-     * (false: the guest never reached user space, so nothing below counts). */
+     * (false: the guest never reached user space, or with from=mark never
+     * switched simulation on, so nothing below counts). */
     fprintf(f,
             "{\n  \"platform\": \"%s\",\n  \"from\": \"%s\",\n  \"simulating\": %s,\n"
             "  \"vcpus\": [\n",
-            vm.p.name, vm.from_boot ? "boot" : "user", vm.ff == FF_OFF ? "true" : "false");
+            vm.p.name, (const char *[]){"user", "boot", "mark"}[vm.from],
+            vm.sim_started ? "true" : "false");
     for (unsigned i = 0; i < vm.nv; i++) {
         const struct mach_tstat *s = &vm.m.ts[i];
         fprintf(f,
@@ -649,10 +683,11 @@ static void register_cbs(qemu_plugin_id_t id)
 }
 
 /* QEMU has flushed its translated blocks (all vCPUs stopped): from here on
- * every block is translated with the model's callbacks. */
-static void ff_end(qemu_plugin_id_t id)
+ * every block is translated with the model's callbacks, or without. */
+static void sim_switched(qemu_plugin_id_t id)
 {
-    vm.ff = FF_OFF;
+    vm.sim_on = vm.sim_want;
+    vm.sim_started |= vm.sim_on;
     register_cbs(id);
 }
 
@@ -661,7 +696,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 {
     struct err e = {0};
     const char *profile = NULL;
-    vm.ff = FF_WAIT;
     if (info->system_emulation == false) {
         fprintf(stderr, "qosim-vm: this plugin is for qemu-system-x86_64\n");
         return -1;
@@ -681,12 +715,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
                 return -1;
             }
         } else if (!strncmp(argv[i], "from=", 5)) {
-            if (strcmp(argv[i] + 5, "user") && strcmp(argv[i] + 5, "boot")) {
-                fprintf(stderr, "qosim-vm: from=%s: user or boot\n", argv[i] + 5);
+            const char *w = argv[i] + 5;
+            if (strcmp(w, "user") && strcmp(w, "boot") && strcmp(w, "mark")) {
+                fprintf(stderr, "qosim-vm: from=%s: user, boot or mark\n", w);
                 return -1;
             }
-            vm.from_boot = !strcmp(argv[i] + 5, "boot");
-            vm.ff = vm.from_boot ? FF_OFF : FF_WAIT;
+            vm.from = !strcmp(w, "user") ? FROM_USER : !strcmp(w, "boot") ? FROM_BOOT : FROM_MARK;
+            /* No block is translated yet: nothing to drop. */
+            vm.sim_want = vm.sim_on = vm.sim_started = vm.from == FROM_BOOT;
         } else if (!strncmp(argv[i], "slow=", 5)) {
             char *end;
             errno = 0;

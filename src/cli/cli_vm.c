@@ -31,7 +31,7 @@ static const char usage[] =
     "                [--kernel FILE] [--initrd FILE] [--append 'KERNEL ARGS'] [--cmd 'SHELL "
     "COMMAND']\n"
     "                [--report FILE] [--console SOCKET] [--pace K] [--verbose] [--print-cmd]\n"
-    "                [--from-boot] [--no-model]\n"
+    "                [--from-boot|--from-mark] [--no-model]\n"
     "  Boots Linux in QEMU on a simulated platform (default intel-xeon): the guest's\n"
     "  CPUID, QoS MSRs, caches and memory are qosim's model of it.\n"
     "  --cpus N       vCPUs: the profile's first N logical CPUs (default: those of\n"
@@ -54,6 +54,9 @@ static const char usage[] =
     "  --from-boot    simulate the firmware and the kernel's boot too (default: the\n"
     "                 caches and memory start at the guest's first user-space\n"
     "                 instruction; CPUID and the QoS MSRs are the model's throughout)\n"
+    "  --from-mark    simulate from where the guest says: its caches and memory start\n"
+    "                 at its first 'qosim-guest sim on' (QOSIM_SIM_CTL); 'sim off'\n"
+    "                 skips again, in any mode\n"
     "  --verbose      show the firmware and kernel messages with --cmd\n"
     "  --print-cmd    print QEMU's command line and exit\n"
     "  --no-model     QEMU alone, without the model (stock CPUID, no caches): for\n"
@@ -81,7 +84,7 @@ static const char usage[] =
 struct vm_opts {
     const char *plat, *kernel, *initrd, *append, *cmd, *report, *pace, *console, *slow_arg;
     uint64_t cpus, mem, slow;
-    int verbose, print, nomodel, from_boot;
+    int verbose, print, nomodel, from_boot, from_mark;
 };
 
 /* Where `make vm` put QEMU, the plugin, the kernel and the initramfs:
@@ -274,6 +277,8 @@ static int parse(int argc, char **argv, struct vm_opts *o)
             o->nomodel = 1;
         else if (!strcmp(argv[i], "--from-boot"))
             o->from_boot = 1;
+        else if (!strcmp(argv[i], "--from-mark"))
+            o->from_mark = 1;
         else if ((v = cli_optval(argc, argv, &i, "--platform", &missing)))
             o->plat = v;
         else if ((v = cli_optval(argc, argv, &i, "--kernel", &missing)))
@@ -304,9 +309,13 @@ static int parse(int argc, char **argv, struct vm_opts *o)
             return 2;
         }
     }
-    if (o->nomodel && (o->report || o->pace || o->console || o->from_boot)) {
-        cli_error("vm", "--no-model runs no model: --report, --pace, --console and --from-boot "
-                        "need one");
+    if (o->nomodel && (o->report || o->pace || o->console || o->from_boot || o->from_mark)) {
+        cli_error("vm", "--no-model runs no model: --report, --pace, --console, --from-boot and "
+                        "--from-mark need one");
+        return 2;
+    }
+    if (o->from_boot && o->from_mark) {
+        cli_error("vm", "--from-boot and --from-mark: simulation starts at one of them");
         return 2;
     }
     if (cpus && (conf_parse_u64(cpus, &o->cpus) || !o->cpus)) {
@@ -499,8 +508,11 @@ int cli_vm(int argc, char **argv)
              o.append ? o.append : "");
     snprintf(plug, sizeof plug, "%s,profile=%s,pace=%s,from=%s%s%s%s%s%s", plugin,
              o.plat ? o.plat : "intel-xeon", o.pace ? o.pace : VM_PACE,
-             o.from_boot ? "boot" : "user", o.report ? ",report=" : "", o.report ? o.report : "",
-             o.console ? ",console=" : "", o.console ? o.console : "", slowarg);
+             o.from_boot   ? "boot"
+             : o.from_mark ? "mark"
+                           : "user",
+             o.report ? ",report=" : "", o.report ? o.report : "", o.console ? ",console=" : "",
+             o.console ? o.console : "", slowarg);
     snprintf(serial2, sizeof serial2, "file:%s", status);
     const char *args[64];
     int n = 0;

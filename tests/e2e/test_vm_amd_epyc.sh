@@ -50,6 +50,7 @@ same "$PLAT: ... and holds it" "$(num "$(fact msr.c9f)")" 5
 check_cpuid
 
 check_monitoring $((32 * 1024 * 1024 / 16))
+check_sim
 want slow.schemata "MB:0=1"
 check_bandwidth
 check_pqos 0xffff

@@ -35,7 +35,10 @@ has "... and says what to run" "$TMP/err" "qosim vm --console"
 expect "regs --attach with --platform is refused" 2 $QOSIM regs --attach "$TMP/s" --platform intel-xeon
 expect "--no-model with --report is refused" 2 $V --no-model --report "$TMP/r.json"
 expect "--no-model with --from-boot is refused" 2 $V --no-model --from-boot
-has "... naming what needs the model" "$TMP/err" "--from-boot need one"
+has "... naming what needs the model" "$TMP/err" "--from-boot and --from-mark need one"
+expect "--no-model with --from-mark is refused" 2 $V --no-model --from-mark
+expect "--from-boot with --from-mark is refused" 2 $V --from-boot --from-mark --print-cmd
+has "... naming both" "$TMP/err" "^qosim vm: --from-boot and --from-mark: simulation starts at one of them"
 # Slow memory: amd-epyc with a slow node per DRAM node (docs/profiles.md, memory.slow).
 "$QOSIM" profiles show amd-epyc |
     sed 's/^name: amd-epyc$/name: amd-epyc-slow/
@@ -70,6 +73,8 @@ if $V --print-cmd >/dev/null 2>&1; then
         " rodata=off mitigations=off mitigations=auto foo=1 -plugin"
     expect "--from-boot" 0 $V --platform amd-epyc --from-boot --print-cmd
     has "... the plugin simulates the boot too" "$TMP/out" "qosim-vm.so,profile=amd-epyc,pace=10,from=boot"
+    expect "--from-mark" 0 $V --platform amd-epyc --from-mark --print-cmd
+    has "... the plugin waits for the guest's mark" "$TMP/out" "qosim-vm.so,profile=amd-epyc,pace=10,from=mark"
     expect "intel-xeon --cpus 16" 0 $V --cpus 16 --print-cmd
     has "intel-xeon: 16 vCPUs of 32, 8 L2 modules a die" "$TMP/out" \
         "-smp cpus=16,maxcpus=32,sockets=2,dies=1,cores=8,threads=2 "

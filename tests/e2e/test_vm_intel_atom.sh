@@ -7,6 +7,10 @@ vm_boot $PLAT 'sh /tests/qos.sh cdpl2; sh /tests/pqos.sh l2'
 
 has "$PLAT: the boot log shows resctrl's L2 allocation detected" "$TMP/guest" "^fact dmesg resctrl:_L2_allocation_detected"
 same "$PLAT: nothing else is detected" "$(grep -c '^fact dmesg' "$TMP/guest")" 1
+# Only registers are checked here, so no region of interest is marked
+# (--from-mark): the model's caches never ran.
+has "$PLAT: the report says simulation was to start at the guest's mark" "$TMP/report.json" '"from": "mark",'
+has "$PLAT: ... and, with no mark, that it never did" "$TMP/report.json" '"simulating": false,'
 want mount 0
 # L2: cbm_len 18, 8 classes; one L2 per module of 4 cores.
 want L2/cbm_mask 3ffff

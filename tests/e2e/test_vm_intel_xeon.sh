@@ -63,6 +63,7 @@ same "$PLAT: ... and the mask keeps its reset value" "$(num "$(fact msr.c9f)")" 
 check_cpuid
 
 check_monitoring $((11 * 1024 * 1024 / 11))
+check_sim
 want slow.schemata "MB:0=10"
 check_bandwidth
 check_pqos 0x7ff

@@ -6,13 +6,14 @@
 # per-thread controls (MBA 3.0, CPUID.10H.3 ECX[0]): resctrl reports
 # "per-thread", and IA32_MBA_CFG is not there. The first boot is
 # fast-forwarded to user space (the default), the second simulates the boot
-# too (--from-boot): its model sees the kernel's boot as well.
+# too (--from-boot): its model sees the kernel's boot as well. Neither
+# marks a region of interest (VM_FROM=, tests/e2e/vm.sh).
 source "$(dirname "$0")/vm.sh"
 PLAT=intel-xeon-mba16
 "$QOSIM" profiles show intel-xeon | sed 's/^    classes: 8$/    classes: 16/; s/^name: intel-xeon$/name: intel-xeon-mba16/' \
     >"$TMP/$PLAT.yaml"
 same "the profile has 16 MBA classes" "$(grep -c "^    classes: 16$" "$TMP/$PLAT.yaml")" 1
-vm_boot "$TMP/$PLAT.yaml" 'modprobe msr
+VM_FROM= vm_boot "$TMP/$PLAT.yaml" 'modprobe msr
 qosim-guest rdmsr 0 0xc84 | sed "s/^/fact mba_cfg /"
 pqos --iface=msr -d >/tmp/d 2>&1; echo "fact pqos_d.rc $?"; sed "s/^/| /" /tmp/d
 grep -A3 "Memory Bandwidth Allocation" /tmp/d | grep -o "Num COS: [0-9]*" | head -1 | sed "s/Num COS: /fact pqos_mba_cos /"
@@ -33,7 +34,7 @@ PLAT=intel-xeon-mba16-pt
 sed 's/^name: intel-xeon-mba16$/name: intel-xeon-mba16-pt/; s/^    classes: 16$/    classes: 16\n    per_thread: true/' \
     "$TMP/intel-xeon-mba16.yaml" >"$TMP/$PLAT.yaml"
 same "the profile has per-thread MBA" "$(grep -c "^    per_thread: true$" "$TMP/$PLAT.yaml")" 1
-vm_boot "$TMP/$PLAT.yaml" 'modprobe msr
+VM_FROM= vm_boot "$TMP/$PLAT.yaml" 'modprobe msr
 qosim-guest rdmsr 0 0xc84 >/dev/null 2>&1; echo "fact mba_cfg.rc $?"
 mount -t resctrl resctrl /sys/fs/resctrl; echo "fact MB/num_closids $(cat /sys/fs/resctrl/info/MB/num_closids)"
 echo "fact MB/thread_throttle_mode $(cat /sys/fs/resctrl/info/MB/thread_throttle_mode)"' --from-boot

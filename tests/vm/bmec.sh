@@ -87,6 +87,9 @@ fact msr.evt_cfg0.a "$(qosim-guest rdmsr 0 0xc0000400)"
 echo "0=0x80" >"$M/mbm_total_bytes_config" 2>/dev/null
 fact write_total.0x80 "$?:$(tr ' ' '_' <"$R/info/last_cmd_status")"
 mkdir "$R/mon_groups/r1" "$R/mon_groups/s1"
+# The streams are the region of interest (qosim vm --from-mark): the model's
+# caches and memory simulate from here to the end.
+qosim-guest sim on
 stream r1 mon_groups/r1 --size 64M --passes 2          # DRAM reads
 stream s1 mon_groups/s1 --size 64M --passes 2 --node 1 # slow memory reads
 report r1 mon_groups/r1

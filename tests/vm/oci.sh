@@ -91,12 +91,16 @@ for rt in "$@"; do
     fact "$rt.a.l3mask" "$(qosim-guest rdmsr 0 $((0xc90 + cos)))"
     fact "$rt.a.mbdelay" "$(qosim-guest rdmsr 0 $((0xd50 + cos)))"
     # Monitoring asked for: after the stream, the runtime's stats report
-    # the group's counts.
+    # the group's counts. The stream is the region of interest (qosim vm
+    # --from-mark): the runtimes themselves, seconds each under the model,
+    # run unsimulated, so what the group counts is the container's stream.
+    qosim-guest sim on
     touch "$B/rootfs/tmp/go"
     while [ ! -f "$B/rootfs/tmp/done" ] && [ $n -lt 120 ]; do
         sleep 1
         n=$((n + 1))
     done
+    qosim-guest sim off
     fact "$rt.a.stream" "$(cat "$B/rootfs/tmp/out" 2>/dev/null)"
     # Occupancy moves as other work evicts lines: resctrl's own figure is
     # read just before and just after the runtime's.
