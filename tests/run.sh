@@ -20,8 +20,9 @@ mkdir -p "$results"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/qosim-tests.XXXXXX") || exit 2
 trap 'rm -rf "$scratch"' EXIT
 # Each job is "BUILD FILE". Slow files first (sanitizer builds, then the
-# longest end-to-end tests), so the pool does not end waiting on one of them.
-slow="tests/e2e/test_vm_san.sh tests/e2e/test_vm_intel_xeon.sh tests/e2e/test_vm_amd_epyc.sh tests/e2e/test_vm_intel_atom.sh tests/e2e/test_qos.sh tests/e2e/test_live.sh tests/e2e/test_cachegrind.sh tests/e2e/test_run.sh"
+# longest end-to-end tests, longest first as a fresh clone's suite timed
+# them), so the pool does not end waiting on one of them.
+slow="tests/e2e/test_bandwidth.sh tests/e2e/test_qos.sh tests/e2e/test_vm_amd_bmec.sh tests/e2e/test_vm_intel_xeon.sh tests/e2e/test_run.sh tests/e2e/test_vm_amd_epyc.sh tests/e2e/test_cachegrind.sh tests/e2e/test_agree.sh tests/e2e/test_vm_mba_cfg.sh tests/e2e/test_vm_cli.sh tests/e2e/test_vm_san.sh"
 list=()
 for b in "$@"; do
     # shellcheck disable=SC2086
