@@ -63,7 +63,8 @@ struct vcpu {
     struct core_task t;
     struct wl *wl;
     size_t n;
-    uint64_t instr; /* guest instructions, for the report */
+    uint64_t instr;     /* guest instructions, for the report */
+    uint64_t instr_run; /* ... of which the core has run (vcpu_run) */
     struct trace_rec rec[VM_BATCH];
 };
 
@@ -90,6 +91,7 @@ static struct {
     uint64_t *rmid_ticks, *rmid_held; /* [ntags] for the report: the simulated time vCPUs ran
                                          with that RMID in PQR_ASSOC, and what their requests
                                          waited at limiters in it */
+    uint64_t *rmid_instr;             /* [ntags]: the instructions they ran in that time */
     uint64_t pace_sim;                /* ticks requests waited at limiters since the last check */
     double pace_debt_ns;              /* host time the guest still owes */
     int from;                         /* enum from */
@@ -152,7 +154,9 @@ static void vcpu_run(struct vcpu *v, unsigned cpu)
     if (tag < vm.m.ntags) {
         vm.rmid_ticks[tag] += p->now - t0;
         vm.rmid_held[tag] += p->held - h0;
+        vm.rmid_instr[tag] += v->instr - v->instr_run;
     }
+    v->instr_run = v->instr;
 }
 
 /* Every vCPU's pending accesses, before software looks at or changes the
@@ -633,13 +637,13 @@ static void write_report(void)
             srd += vm.m.node_slow[n] ? b : 0;
             wb += mach_node_bytes(&vm.m, n, t, MACH_ANY, 0, 1);
         }
-        if (!rd && !wb)
+        if (!rd && !wb && !vm.rmid_instr[t])
             continue;
         fprintf(f,
-                "%s\n    {\"rmid\": %u, \"read_bytes\": %" PRIu64 ", \"writeback_bytes\": %" PRIu64
-                ", \"slow_read_bytes\": %" PRIu64 ", \"simulated_ns\": %.0f, \"held_ns\": %.0f"
-                ", \"traffic\": [",
-                first ? "" : ",", t, rd, wb, srd,
+                "%s\n    {\"rmid\": %u, \"instructions\": %" PRIu64 ", \"read_bytes\": %" PRIu64
+                ", \"writeback_bytes\": %" PRIu64 ", \"slow_read_bytes\": %" PRIu64
+                ", \"simulated_ns\": %.0f, \"held_ns\": %.0f, \"traffic\": [",
+                first ? "" : ",", t, vm.rmid_instr[t], rd, wb, srd,
                 (double)vm.rmid_ticks[t] / vm.m.ticks_per_sec * 1e9,
                 (double)vm.rmid_held[t] / vm.m.ticks_per_sec * 1e9);
         /* Bytes by traffic class, class i being bit i of an AMD BMEC
@@ -758,7 +762,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     vm.v = calloc(vm.nv, sizeof *vm.v);
     vm.rmid_ticks = calloc(vm.m.ntags + 1, sizeof *vm.rmid_ticks);
     vm.rmid_held = calloc(vm.m.ntags + 1, sizeof *vm.rmid_held);
-    if (!vm.v || !vm.rmid_ticks || !vm.rmid_held) {
+    vm.rmid_instr = calloc(vm.m.ntags + 1, sizeof *vm.rmid_instr);
+    if (!vm.v || !vm.rmid_ticks || !vm.rmid_held || !vm.rmid_instr) {
         fprintf(stderr, "qosim-vm: out of memory\n");
         return -1;
     }

@@ -73,6 +73,11 @@ check_sim() {
     want sim.after on
     has "$PLAT: the report says simulation started at the guest's mark" "$TMP/report.json" '"from": "mark",'
     has "$PLAT: ... and that it did" "$TMP/report.json" '"simulating": true,'
+    local sums
+    sums=$(awk '/"cpu":/ { sub(/.*"instructions": /, ""); v += $0 + 0 }
+        /"rmid":/ { sub(/.*"instructions": /, ""); r += $0 + 0 } END { print v + 0, r + 0 }' "$TMP/report.json")
+    claim "$PLAT: the report's instructions per RMID add up to its vCPUs' ($sums)" \
+        awk -v s="$sums" 'BEGIN { split(s, a, " "); exit !(a[1] > 0 && a[1] == a[2]) }'
 }
 
 # The bandwidth control check: the throttled group's MBM bytes per guest
