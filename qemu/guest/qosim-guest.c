@@ -131,6 +131,28 @@ static _Noreturn void msr_failed(const char *op, uint32_t msr, unsigned cpu, int
     exit(EXIT_ERR);
 }
 
+/* One RDMSR or WRMSR on cpu through the msr driver; a fault ends the
+ * program (msr_failed). */
+static uint64_t msr_read(unsigned cpu, uint32_t msr)
+{
+    int fd = open_msr(cpu, O_RDONLY);
+    uint64_t v;
+    ssize_t n = pread(fd, &v, sizeof v, msr);
+    if (n != (ssize_t)sizeof v)
+        msr_failed("rdmsr", msr, cpu, n < 0 ? errno : EIO);
+    close(fd);
+    return v;
+}
+
+static void msr_write(unsigned cpu, uint32_t msr, uint64_t v)
+{
+    int fd = open_msr(cpu, O_WRONLY);
+    ssize_t n = pwrite(fd, &v, sizeof v, msr);
+    if (n != (ssize_t)sizeof v)
+        msr_failed("wrmsr", msr, cpu, n < 0 ? errno : EIO);
+    close(fd);
+}
+
 static int cmd_rdmsr(int argc, char **argv)
 {
     if (argc != 3) {
@@ -139,13 +161,7 @@ static int cmd_rdmsr(int argc, char **argv)
     }
     unsigned cpu = parse_num("CPU", argv[1], 65535);
     uint32_t msr = parse_num("MSR", argv[2], UINT32_MAX);
-    int fd = open_msr(cpu, O_RDONLY);
-    uint64_t v;
-    ssize_t n = pread(fd, &v, sizeof v, msr);
-    if (n != (ssize_t)sizeof v)
-        msr_failed("rdmsr", msr, cpu, n < 0 ? errno : EIO);
-    close(fd);
-    printf("0x%016llx\n", (unsigned long long)v);
+    printf("0x%016llx\n", (unsigned long long)msr_read(cpu, msr));
     return 0;
 }
 
@@ -157,12 +173,7 @@ static int cmd_wrmsr(int argc, char **argv)
     }
     unsigned cpu = parse_num("CPU", argv[1], 65535);
     uint32_t msr = parse_num("MSR", argv[2], UINT32_MAX);
-    uint64_t v = parse_num("VALUE", argv[3], UINT64_MAX);
-    int fd = open_msr(cpu, O_WRONLY);
-    ssize_t n = pwrite(fd, &v, sizeof v, msr);
-    if (n != (ssize_t)sizeof v)
-        msr_failed("wrmsr", msr, cpu, n < 0 ? errno : EIO);
-    close(fd);
+    msr_write(cpu, msr, parse_num("VALUE", argv[3], UINT64_MAX));
     return 0;
 }
 
@@ -177,16 +188,10 @@ static int cmd_sim(int argc, char **argv)
         usage(stderr);
         return EXIT_ERR;
     }
-    int state = !strcmp(argv[1], "state");
-    int fd = open_msr(0, state ? O_RDONLY : O_WRONLY);
-    uint64_t v = !strcmp(argv[1], "on") ? QOSIM_SIM_CTL_SIM : 0;
-    ssize_t n =
-        state ? pread(fd, &v, sizeof v, QOSIM_SIM_CTL) : pwrite(fd, &v, sizeof v, QOSIM_SIM_CTL);
-    if (n != (ssize_t)sizeof v)
-        msr_failed(state ? "rdmsr" : "wrmsr", QOSIM_SIM_CTL, 0, n < 0 ? errno : EIO);
-    close(fd);
-    if (state)
-        puts(v & QOSIM_SIM_CTL_SIM ? "on" : "off");
+    if (!strcmp(argv[1], "state"))
+        puts(msr_read(0, QOSIM_SIM_CTL) & QOSIM_SIM_CTL_SIM ? "on" : "off");
+    else
+        msr_write(0, QOSIM_SIM_CTL, !strcmp(argv[1], "on") ? QOSIM_SIM_CTL_SIM : 0);
     return 0;
 }
 

@@ -83,8 +83,9 @@ static const char usage[] =
 
 struct vm_opts {
     const char *plat, *kernel, *initrd, *append, *cmd, *report, *pace, *console, *slow_arg;
+    const char *from; /* the plugin's from=: "boot", "mark", or NULL (user) */
     uint64_t cpus, mem, slow;
-    int verbose, print, nomodel, from_boot, from_mark;
+    int verbose, print, nomodel;
 };
 
 /* Where `make vm` put QEMU, the plugin, the kernel and the initramfs:
@@ -275,11 +276,14 @@ static int parse(int argc, char **argv, struct vm_opts *o)
             o->print = 1;
         else if (!strcmp(argv[i], "--no-model"))
             o->nomodel = 1;
-        else if (!strcmp(argv[i], "--from-boot"))
-            o->from_boot = 1;
-        else if (!strcmp(argv[i], "--from-mark"))
-            o->from_mark = 1;
-        else if ((v = cli_optval(argc, argv, &i, "--platform", &missing)))
+        else if (!strcmp(argv[i], "--from-boot") || !strcmp(argv[i], "--from-mark")) {
+            const char *w = argv[i] + 7;
+            if (o->from && strcmp(o->from, w)) {
+                cli_error("vm", "--from-boot and --from-mark: simulation starts at one of them");
+                return 2;
+            }
+            o->from = w;
+        } else if ((v = cli_optval(argc, argv, &i, "--platform", &missing)))
             o->plat = v;
         else if ((v = cli_optval(argc, argv, &i, "--kernel", &missing)))
             o->kernel = v;
@@ -309,13 +313,9 @@ static int parse(int argc, char **argv, struct vm_opts *o)
             return 2;
         }
     }
-    if (o->nomodel && (o->report || o->pace || o->console || o->from_boot || o->from_mark)) {
+    if (o->nomodel && (o->report || o->pace || o->console || o->from)) {
         cli_error("vm", "--no-model runs no model: --report, --pace, --console, --from-boot and "
                         "--from-mark need one");
-        return 2;
-    }
-    if (o->from_boot && o->from_mark) {
-        cli_error("vm", "--from-boot and --from-mark: simulation starts at one of them");
         return 2;
     }
     if (cpus && (conf_parse_u64(cpus, &o->cpus) || !o->cpus)) {
@@ -507,10 +507,7 @@ int cli_vm(int argc, char **argv)
              o.cmd && !o.verbose ? " quiet" : "", VM_KERNEL_ARGS, o.append ? " " : "",
              o.append ? o.append : "");
     snprintf(plug, sizeof plug, "%s,profile=%s,pace=%s,from=%s%s%s%s%s%s", plugin,
-             o.plat ? o.plat : "intel-xeon", o.pace ? o.pace : VM_PACE,
-             o.from_boot   ? "boot"
-             : o.from_mark ? "mark"
-                           : "user",
+             o.plat ? o.plat : "intel-xeon", o.pace ? o.pace : VM_PACE, o.from ? o.from : "user",
              o.report ? ",report=" : "", o.report ? o.report : "", o.console ? ",console=" : "",
              o.console ? o.console : "", slowarg);
     snprintf(serial2, sizeof serial2, "file:%s", status);

@@ -44,6 +44,10 @@ num() { printf '%d' "$1" 2>/dev/null || echo -1; }
 # (what its MBM total counter counts).
 truth_reads() { awk -v r="$1" '/"rmid":/ { gsub(/[,{}]/, " "); for (i = 1; i <= NF; i++) { if ($i == "\"rmid\":") id = $(i + 1); if ($i == "\"read_bytes\":") rb = $(i + 1) } if (id == r) print rb }' "$TMP/report.json"; }
 
+# instr cpu|rmid: the instructions the report counts, summed over its
+# vCPUs' lines or over its RMIDs' lines.
+instr() { awk -v k="{\"$1\":" '$1 == k { sub(/.*"instructions": /, ""); n += $0 + 0 } END { print n + 0 }' "$TMP/report.json"; }
+
 # The occupancy and MBM checks shared by the profiles that monitor L3:
 # WAY bytes per L3 way.
 check_monitoring() {
@@ -73,11 +77,10 @@ check_sim() {
     want sim.after on
     has "$PLAT: the report says simulation started at the guest's mark" "$TMP/report.json" '"from": "mark",'
     has "$PLAT: ... and that it did" "$TMP/report.json" '"simulating": true,'
-    local sums
-    sums=$(awk '/"cpu":/ { sub(/.*"instructions": /, ""); v += $0 + 0 }
-        /"rmid":/ { sub(/.*"instructions": /, ""); r += $0 + 0 } END { print v + 0, r + 0 }' "$TMP/report.json")
-    claim "$PLAT: the report's instructions per RMID add up to its vCPUs' ($sums)" \
-        awk -v s="$sums" 'BEGIN { split(s, a, " "); exit !(a[1] > 0 && a[1] == a[2]) }'
+    local v r
+    v=$(instr cpu) r=$(instr rmid)
+    claim "$PLAT: the report's instructions per RMID add up to its vCPUs' ($r, $v)" \
+        test "$v" -gt 0 -a "$r" -eq "$v"
 }
 
 # The bandwidth control check: the throttled group's MBM bytes per guest
