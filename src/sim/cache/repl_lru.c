@@ -2,20 +2,22 @@
  * order, most recent first, so a hit on the MRU line changes nothing. */
 #include "cache.h"
 
-#include <string.h>
-
 static void lru_reset(struct cache *c)
 {
     (void)c;
 }
 
-/* Moves entry i to the front, shifting the more recent ones down. */
+/* Moves entry i to the front, shifting the more recent ones down. The
+ * shifts are loops, not memmove: a set is at most a few dozen lines, and
+ * under AddressSanitizer memmove is intercepted by a byte-at-a-time copy
+ * that made it a fifth of a sanitized run's time. */
 static unsigned lru_to_front(struct cache *c, uint32_t s, unsigned i)
 {
     struct cache_line *set = cache_set(c, s);
     if (i) {
         struct cache_line l = set[i];
-        memmove(&set[1], &set[0], i * sizeof *set);
+        for (; i; i--)
+            set[i] = set[i - 1];
         set[0] = l;
     }
     return 0;
@@ -37,7 +39,8 @@ static unsigned lru_invalidate(struct cache *c, uint32_t s, unsigned i)
     struct cache_line *set = cache_set(c, s);
     unsigned last = c->g.assoc - 1;
     struct cache_line l = set[i];
-    memmove(&set[i], &set[i + 1], (last - i) * sizeof *set);
+    for (; i < last; i++)
+        set[i] = set[i + 1];
     set[last] = l;
     return last;
 }
