@@ -1,6 +1,8 @@
 # qosim build. `make` builds build/libqosim.a and build/qosim; `make check`
-# runs the whole suite (unit, CLI end-to-end, cachegrind comparisons, the same
-# under ASan+UBSan, and a fuzz smoke run); `make help` lists the rest.
+# runs the whole suite (unit tests of both builds; the CLI end-to-end tests
+# and cachegrind comparisons once, under ASan+UBSan, with the release build
+# held to the same outputs; the whole-guest boots; a fuzz smoke run); `make
+# help` lists the rest.
 
 CC      ?= cc
 CLANG   ?= clang
@@ -125,7 +127,7 @@ check:
 	$(MAKE) -j$(JOBS) SAN=1 all
 	$(MAKE) -j$(JOBS) vm-san fuzz
 	rm -rf build/results
-	tests/run.sh build build/san; tests/fuzz/smoke.sh; tests/summary.sh
+	tests/run.sh --e2e-once build build/san; tests/fuzz/smoke.sh; tests/summary.sh
 
 test:
 	$(MAKE) -j$(JOBS) all
