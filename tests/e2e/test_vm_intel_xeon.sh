@@ -86,7 +86,12 @@ want runc.a.stats.mem_bw_schema "MB:0=50"
 stat=$(fact runc.a.stats.mbm_total_bytes)
 claim "$PLAT: runc events --stats reports the group's mbm_total_bytes as resctrl has it ($stat)" \
     near "${stat:-0}" "$(fact runc.a.mbm_total_bytes)" 0.01
-claim "$PLAT: ... at least the 32 MiB the stream read ($stat)" ge "${stat:-0}" 33554432 1
+# A lower bound, not an equality: a way mask limits where the group fills,
+# not what it hits, so lines earlier streams left in the L3's other ways
+# (physical pages the guest's kernel hands out again) can serve part of the
+# stream; measured 32.4 to 43 MB for its 33.6 MB, as the guest's state before
+# the container varies.
+claim "$PLAT: ... at least 90% of the 32 MiB the stream read ($stat)" ge "${stat:-0}" 33554432 0.9
 occ=$(fact runc.a.stats.llc_occupancy)
 lo=$(fact runc.a.llc_before) hi=$(fact runc.a.llc_occupancy)
 [ "${lo:-0}" -le "${hi:-0}" ] || { t=$lo lo=$hi hi=$t; }

@@ -53,14 +53,14 @@ instr() { awk -v k="{\"$1\":" '$1 == k { sub(/.*"instructions": /, ""); n += $0 
 check_monitoring() {
     local way=$1 occ two def delta rmid truth
     occ=$(fact two.occupancy)
-    claim "$PLAT: a 64 MiB stream in a group with 2 L3 ways keeps its llc_occupancy ($occ) within 2 ways (+5%)" \
+    claim "$PLAT: a 32 MiB stream in a group with 2 L3 ways keeps its llc_occupancy ($occ) within 2 ways (+5%)" \
         ge $((2 * way)) "$occ" 0.952
     claim "$PLAT: ... and fills more than that ($occ > 1.9 ways)" ge "$occ" $((2 * way)) 0.95
     def=$(fact default.occupancy)
     claim "$PLAT: the same stream in the default group grows beyond 2 ways ($def)" ge "$def" $((2 * way)) 1.5
     delta=$(fact two.mbm_delta)
-    has "$PLAT: the stream moved 256 MiB" <(fact two.stream) '^bytes=268435456 '
-    claim "$PLAT: mbm_total_bytes grew by at least the 256 MiB the stream read ($delta)" ge "$delta" 268435456 1
+    has "$PLAT: the stream moved 64 MiB (two passes)" <(fact two.stream) '^bytes=67108864 '
+    claim "$PLAT: mbm_total_bytes grew by at least the 64 MiB the stream read ($delta)" ge "$delta" 67108864 1
     rmid=$(($(num "$(fact two.assoc)") & 0x3ff))
     truth=$(truth_reads "$rmid")
     claim "$PLAT: ... within 5% of the model's ground truth for RMID $rmid (${truth:-none})" \

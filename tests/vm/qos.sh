@@ -116,7 +116,8 @@ rmdir "$R/g1"
 if [ -n "$opt_stream" ]; then
     mkdir "$R/two"
     echo "L3:0=3" >"$R/two/schemata"
-    # A 64 MiB stream on CPU 1 in the two-way group, then in the default one.
+    # A 32 MiB stream on CPU 1 in the two-way group (8 to 16 times what
+    # two ways hold on these profiles), then in the default one.
     run_in() { # GROUP ARGS...: a stream program on CPU 1 in GROUP; prints its line
         g=$1
         shift
@@ -135,13 +136,13 @@ if [ -n "$opt_stream" ]; then
     qosim-guest sim on
     fact sim.after "$(qosim-guest sim state)"
     b0=$(cat "$R/two/mon_data/mon_L3_00/mbm_total_bytes")
-    out=$(run_in two --size 64M --passes 4)
+    out=$(run_in two --size 32M --passes 2)
     b1=$(cat "$R/two/mon_data/mon_L3_00/mbm_total_bytes")
     fact two.stream "$out"
     fact two.mbm_delta "$((b1 - b0))"
     fact two.occupancy "$(cat "$R/two/mon_data/mon_L3_00/llc_occupancy")"
     fact two.assoc "$(taskset -c 0 sh -c "echo \$\$ > $R/two/tasks; exec qosim-guest rdmsr 0 0xc8f")"
-    out=$(run_in . --size 64M --passes 2)
+    out=$(run_in . --size 32M --passes 1)
     fact default.occupancy "$(cat "$R/mon_data/mon_L3_00/llc_occupancy")"
     if [ -n "$opt_mba" ]; then
         mkdir "$R/slow"
@@ -157,7 +158,7 @@ if [ -n "$opt_stream" ]; then
         for g in fast slow; do
             b0=$(cat "$R/$g/mon_data/mon_L3_00/mbm_total_bytes")
             t0=$(cut -d' ' -f1 /proc/uptime)
-            run_in "$g" --size 32M --passes 1 >/dev/null
+            run_in "$g" --size 16M --passes 1 >/dev/null
             t1=$(cut -d' ' -f1 /proc/uptime)
             b1=$(cat "$R/$g/mon_data/mon_L3_00/mbm_total_bytes")
             fact "$g.mbm_rate" "$(awk -v b=$((b1 - b0)) -v a="$t0" -v c="$t1" 'BEGIN { printf "%.0f", b / (c - a) }')"
