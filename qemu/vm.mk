@@ -35,7 +35,7 @@ $(BUILD)/san/libqosim.a: FORCE
 	$(MAKE) SAN=1 $@
 endif
 
-$(VM)/qemu-system-x86_64: qemu/build-qemu qemu/devices.mak qemu/patches/series $(wildcard qemu/patches/*.patch)
+$(VM)/qemu-system-x86_64: qemu/build-qemu qemu/qemu-cc qemu/devices.mak qemu/patches/series $(wildcard qemu/patches/*.patch)
 	qemu/build-qemu $(VM)
 	@touch $@
 
