@@ -3,6 +3,23 @@
 : "${QOSIM:?QOSIM must name the qosim binary}"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+
+# other_user: as root, makes a user of this test's own (qosim-tPID: a
+# system user with no home and no login shell), removed when the test
+# ends, and sets OTHER_UID and OTHER, the prefix that runs a command as
+# that user. Status 1, and nothing made, where it cannot (not root, no
+# useradd or setpriv).
+other_user() {
+    [ "$(id -u)" -eq 0 ] && command -v useradd >/dev/null && command -v setpriv >/dev/null || return 1
+    local name=qosim-t$$ _
+    for _ in $(seq 20); do # another test file may hold /etc/passwd's lock
+        useradd --system --no-create-home --shell /usr/sbin/nologin --user-group "$name" 2>/dev/null && break
+        sleep 0.2
+    done
+    OTHER_UID=$(id -u "$name" 2>/dev/null) || return 1
+    trap 'rm -rf "$TMP"; userdel "'"$name"'" 2>/dev/null' EXIT
+    OTHER="setpriv --reuid=$OTHER_UID --regid=$(id -g "$name") --clear-groups"
+}
 DATA=$(cd "$(dirname "${BASH_SOURCE[0]}")/../data" && pwd)
 
 ok() { echo "ok $*"; }

@@ -142,25 +142,25 @@ if $V --print-cmd >/dev/null 2>&1; then
     same "the run's temporary folder is made under \$TMPDIR, 0700" "$(stat -c %a "$run_dir")" 700
     same "... and its files are 0600" "$(stat -c '%n %a' "$run_dir"/* | sed 's|.*/||')" \
         "$(printf 'initrd 600\nstatus 600')"
-    if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
-        # nobody, with a copy of qosim in a folder it may pass through.
+    if other_user; then
+        # A user made by the test, with a copy of qosim in a folder it may
+        # pass through.
         pub=$(mktemp -d)
         chmod 711 "$pub" "$TMP" "$TMP/c"
         cp "$QOSIM" "$pub/qosim"
         echo 'rdmsr 0 0xc8f' >"$pub/script"
         chmod 644 "$pub/script"
-        nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
-        if $nobody test -x "$pub/qosim" -a -r "$pub/script" -a -x "$TMP/c"; then
-            $nobody "$pub/qosim" regs --attach "$sock" "$pub/script" >"$TMP/out" 2>"$TMP/err"
-            same "console: another user (uid 65534) cannot connect" "$?" 2
+        if $OTHER test -x "$pub/qosim" -a -r "$pub/script" -a -x "$TMP/c"; then
+            $OTHER "$pub/qosim" regs --attach "$sock" "$pub/script" >"$TMP/out" 2>"$TMP/err"
+            same "console: another user (uid $OTHER_UID, made by this test) cannot connect" "$?" 2
             has "... the socket's mode stops it" "$TMP/err" "--attach $sock: Permission denied"
         else
-            echo "# console: uid 65534 cannot reach $pub or $TMP/c here: another user's connection is not checked"
+            echo "# console: uid $OTHER_UID cannot reach $pub or $TMP/c here: another user's connection is not checked"
         fi
         chmod 700 "$TMP"
         rm -rf "$pub"
     else
-        echo "# console: another user's connection is checked only as root (setpriv to uid 65534)"
+        echo "# console: another user's connection is checked only as root (a user made by the test)"
     fi
     expect "console: the owner's qosim regs --attach is answered while QEMU runs" 0 \
         "$QOSIM" regs --attach "$sock" <<<'rdmsr 0 0xc8f'
