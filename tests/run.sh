@@ -54,7 +54,7 @@ done
 order=()
 for t in $slow; do
     for b in $(printf '%s\n' "$@" | sort -r); do # build/san before build
-        case " ${list[*]} " in *" $b:$t "*) order+=("$b:$t") ;; esac
+        case " ${list[*]-} " in *" $b:$t "*) order+=("$b:$t") ;; esac
     done
 done
 for b in $(printf '%s\n' "$@" | sort -r); do
