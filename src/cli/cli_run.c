@@ -152,10 +152,14 @@ static void json_io_row(struct json *j, const struct scen *s, const struct run_i
     json_obj_end(j);
 }
 
-static void json_io_rows(struct json *j, const struct scen *s, const struct run_io_row *r)
+/* The I/O agents' rows of phase or interval p, if the scenario has any
+ * (without them there is no row array: no pointer into it may be formed). */
+static void json_io_rows(struct json *j, const struct scen *s, const struct run_io_row *rows,
+                         unsigned p)
 {
     if (!s->nio)
         return;
+    const struct run_io_row *r = &rows[(size_t)p * s->nio];
     json_arr_begin(j, "io");
     for (unsigned k = 0; k < s->nio; k++)
         json_io_row(j, s, &r[k]);
@@ -219,7 +223,7 @@ static void write_json(FILE *f, const struct run *run, const struct rows *rs)
         for (unsigned i = 0; i < s->ntask; i++)
             json_row(&j, s, &run->phase_row[(size_t)p * s->ntask + i]);
         json_arr_end(&j);
-        json_io_rows(&j, s, &run->io_phase_row[(size_t)p * s->nio]);
+        json_io_rows(&j, s, run->io_phase_row, p);
         json_obj_end(&j);
     }
     json_arr_end(&j);
@@ -234,7 +238,7 @@ static void write_json(FILE *f, const struct run *run, const struct rows *rs)
             json_row(&j, s, &rs->v[k + i]);
         json_arr_end(&j);
         if ((k / s->ntask + 1) * s->nio <= run->nio_rows)
-            json_io_rows(&j, s, &run->io_rows[k / s->ntask * s->nio]);
+            json_io_rows(&j, s, run->io_rows, (unsigned)(k / s->ntask));
         json_obj_end(&j);
     }
     json_arr_end(&j);
