@@ -52,12 +52,13 @@ for b in "$@"; do
     done
 done
 order=()
+builds=$(printf '%s\n' "$@" | sort -r) # build/san before build
 for t in $slow; do
-    for b in $(printf '%s\n' "$@" | sort -r); do # build/san before build
+    for b in $builds; do
         case " ${list[*]-} " in *" $b:$t "*) order+=("$b:$t") ;; esac
     done
 done
-for b in $(printf '%s\n' "$@" | sort -r); do
+for b in $builds; do
     for j in "${list[@]}"; do
         [ "${j%%:*}" = "$b" ] || continue
         case " ${order[*]-} " in *" $j "*) ;; *) order+=("$j") ;; esac

@@ -22,6 +22,10 @@ other_user() {
 }
 DATA=$(cd "$(dirname "${BASH_SOURCE[0]}")/../data" && pwd)
 
+# xeon_bytes DIR: DIR/xeon-bytes.yaml, intel-xeon with MBM's conversion
+# factor 1 (bytes), the profile tests/e2e/qos/mbm-xeon.yaml names.
+xeon_bytes() { "$QOSIM" profiles show intel-xeon | sed 's/^\(    scale:\) *64.*/\1 1/' >"$1/xeon-bytes.yaml"; }
+
 ok() { echo "ok $*"; }
 notok() { echo "not ok $1"; shift; [ $# -gt 0 ] && printf '  %s\n' "$@"; }
 

@@ -25,12 +25,12 @@ tenth() {
         my %f = (ns => 1, us => 1e3, ms => 1e6, s => 1e9);
         "$1:$2" . int($3 * $f{$4 // "s"} / 10) . "ns" }ge' "$1"
 }
-# The scenarios and, beside them, the profiles they name (tests/e2e/qos);
-# xeon-bytes.yaml as test_qos.sh makes it (MBM's scale 1: bytes).
+# The scenarios and, beside them, the profiles they name (tests/e2e/qos,
+# and xeon-bytes.yaml, which the tests make).
 for f in "$top"/tests/e2e/qos/*.yaml; do
     grep -q '^name:' "$f" && cp "$f" "$TMP/"
 done
-"$QOSIM" profiles show intel-xeon | sed 's/^\(    scale:\) *64.*/\1 1/' >"$TMP/xeon-bytes.yaml"
+xeon_bytes "$TMP"
 n=0
 for f in "$top"/examples/*.yaml "$top"/tests/e2e/qos/*.yaml; do
     grep -q '^name:' "$f" && continue                 # a profile

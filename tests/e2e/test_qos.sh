@@ -49,7 +49,7 @@ mpki=$(col "$TMP/cdp" start app 2)
 claim "L2 CDP: L2 MPKI $mpki is the stream's 250 within 1%" near "$mpki" 250 0.01
 
 # ---- CMT and MBM equal ground truth, across many counter wraps ---------------
-"$QOSIM" profiles show intel-xeon | sed 's/^\(    scale:\) *64.*/\1 1/' >"$TMP/xeon-bytes.yaml"
+xeon_bytes "$TMP"
 cp "$Q/mbm-xeon.yaml" "$TMP/"
 expect "mbm-xeon runs (30 ms)" 0 "$QOSIM" run "$TMP/mbm-xeon.yaml" --csv "$TMP/mbm.csv" \
     --json "$TMP/mbm.json"
