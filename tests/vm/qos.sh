@@ -158,7 +158,7 @@ if [ -n "$opt_stream" ]; then
         for g in fast slow; do
             b0=$(cat "$R/$g/mon_data/mon_L3_00/mbm_total_bytes")
             t0=$(cut -d' ' -f1 /proc/uptime)
-            run_in "$g" --size 16M --passes 1 >/dev/null
+            run_in "$g" --size 32M --passes 1 >/dev/null
             t1=$(cut -d' ' -f1 /proc/uptime)
             b1=$(cat "$R/$g/mon_data/mon_L3_00/mbm_total_bytes")
             fact "$g.mbm_rate" "$(awk -v b=$((b1 - b0)) -v a="$t0" -v c="$t1" 'BEGIN { printf "%.0f", b / (c - a) }')"
