@@ -23,12 +23,13 @@ CFLAGS  ?= -O2 -g
 # the library are still direct and inlined as in an executable.
 ALLCFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) $(SANFLAGS) \
             -fPIC -fno-semantic-interposition -Iinclude -Isrc -MMD -MP
-LDLIBS  = -llzma -lyaml -lzstd -lm
+LDLIBS  = -llzma -lyaml -lzstd -ljson-c -lnettle -lm
 # QEMU's plugin API header, for the version of qemu-user installed
 # (scripts/install-deps puts it there from Debian's source package).
 QEMU_PLUGIN_INC ?= /usr/local/include/qosim-qemu
 
-LIB_SRC  := $(sort $(wildcard src/util/*.c src/sim/*.c src/sim/*/*.c src/hw/*.c src/drv/*.c))
+LIB_SRC  := $(sort $(wildcard src/util/*.c src/sim/*.c src/sim/*/*.c src/hw/*.c src/drv/*.c \
+                               src/sweep/*.c))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 # Helper programs of the end-to-end tests: the other tests/unit/*.c.
@@ -59,6 +60,17 @@ build/gen/profiles.c: $(sort $(wildcard profiles/*.yaml)) scripts/embed-profiles
 $(O)/gen/profiles.o: build/gen/profiles.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -c $< -o $@
+
+# The commit qosim is built from, for sweep keys and records; rewritten only
+# when it changes, so that nothing rebuilds for nothing.
+build/gen/commit.h: FORCE
+	@mkdir -p $(dir $@)
+	@c=$$(git describe --always --dirty 2>/dev/null || echo unknown); \
+	  printf '#define QOSIM_COMMIT "%s"\n' "$$c" >$@.tmp; \
+	  if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(O)/src/sweep/sweep.o build/fuzz/obj/src/sweep/sweep.o: build/gen/commit.h
+$(O)/src/sweep/sweep.o build/fuzz/obj/src/sweep/sweep.o: ALLCFLAGS += -Ibuild/gen
+build/fuzz/obj/src/sweep/sweep.o: FUZZ_CFLAGS += -Ibuild/gen
 
 $(O)/libqosim.a: $(LIB_OBJ)
 	rm -f $@
@@ -154,6 +166,7 @@ bench: all vm-san $(O)/bench/bench_lwp
 	bench/live.sh
 	bench/vm.sh
 	bench/hostile.sh
+	bench/sweep.sh
 
 # C benchmarks of the library (bench/bench_*.c), never part of `all`.
 $(O)/bench/%: bench/%.c $(O)/libqosim.a

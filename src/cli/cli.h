@@ -10,6 +10,7 @@ int cli_profiles(int argc, char **argv);
 int cli_regs(int argc, char **argv);
 int cli_lwp(int argc, char **argv);
 int cli_vm(int argc, char **argv);
+int cli_sweep(int argc, char **argv);
 
 /* "qosim SUB: " + message on stderr. */
 void cli_error(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

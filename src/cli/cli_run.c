@@ -8,16 +8,13 @@
 #include "drv/rdt.h"
 #include "sim/scen/run.h"
 #include "util/conf.h"
+#include "util/gnuplot.h"
 #include "util/json.h"
 #include "util/ofile.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -317,24 +314,11 @@ static void write_csv(FILE *f, const struct run *run, const struct rows *rs)
     }
 }
 
-/* A string in gnuplot's single quotes, where '' stands for one quote. */
-static void gp_str(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++)
-        fprintf(f, *s == '\'' ? "''" : "%c", *s);
-    fputc('\'', f);
-}
-
-/* Line colours: sixteen that stay apart on a white background. Task i
- * draws in colour i % 16, with dash type 1 + i / 16 once they run out. */
-static const char *const gp_colour[16] = {
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-    "#000000", "#b5b800", "#ff00ff", "#008080", "#800000", "#000080", "#7fd13b", "#a0a0a0"};
-
+/* Task i draws in colour i % 16 (util/gnuplot.h's sixteen), with dash
+ * type 1 + i / 16 once they run out. */
 static void gp_line(FILE *f, unsigned i, double lw)
 {
-    fprintf(f, " lc rgb '%s' dt %u lw %g", gp_colour[i % 16], 1 + i / 16, lw);
+    fprintf(f, " lc rgb '%s' dt %u lw %g", gnuplot_colour[i % 16], 1 + i / 16, lw);
 }
 
 /* Whom a bandwidth cap or reservation applies to, as the plot draws it: a
@@ -506,14 +490,14 @@ static void gp_bw_name(FILE *f, const struct scen *s, unsigned k, const char *wo
         snprintf(name, sizeof name, "class %u %s", k, word);
     else
         snprintf(name, sizeof name, "%s %s", k < s->qos.ngrp ? s->qos.grp[k] : "default", word);
-    gp_str(f, name);
+    gnuplot_str(f, name);
 }
 
 static void gp_phase_labels(FILE *f, const struct scen *s)
 {
     for (unsigned p = 0; p < s->nphase; p++) {
         fputs("set label ", f);
-        gp_str(f, s->phase[p].name);
+        gnuplot_str(f, s->phase[p].name);
         fprintf(f, " at %.9g, graph 1.06 tc rgb 'gray20'\n", s->phase[p].at * 1e3);
     }
 }
@@ -578,7 +562,7 @@ static void write_gnuplot(FILE *f, const struct run *run, const struct rows *rs,
     /* One time axis: the panels share fixed margins, so their plot areas
      * line up, and only the bottom one labels it. Legends go to the right. */
     fputs("set multiplot layout 3,1 title ", f);
-    gp_str(f, title);
+    gnuplot_str(f, title);
     fputs(" margins 0.08,0.76,0.07,0.91 spacing 0,0.045\n", f);
     fputs("set grid\nset key outside right top\nset yrange [0:*]\n", f);
     fprintf(f, "set xrange [0:%.9g]\nset format x ''\n", end);
@@ -589,7 +573,7 @@ static void write_gnuplot(FILE *f, const struct run *run, const struct rows *rs,
     for (int panel = 0; panel < 3; panel++) {
         static const char *const ylabel[3] = {"IPC", "LLC occupancy (MiB)", "memory reads (GB/s)"};
         fputs("set ylabel ", f);
-        gp_str(f, ylabel[panel]);
+        gnuplot_str(f, ylabel[panel]);
         fputc('\n', f);
         if (panel == 1)
             fputs("unset label\n", f); /* phase names above the top panel only */
@@ -603,7 +587,7 @@ static void write_gnuplot(FILE *f, const struct run *run, const struct rows *rs,
                 fputs(" notitle", f);
             } else {
                 fputs(" title ", f);
-                gp_str(f, s->task[i].name);
+                gnuplot_str(f, s->task[i].name);
             }
         }
         unsigned ncol = nt; /* colours taken */
@@ -622,7 +606,7 @@ static void write_gnuplot(FILE *f, const struct run *run, const struct rows *rs,
             }
             if (gp_bw_limited(&g, s, k)) {
                 fprintf(f, ", $l%u using 1:2 with lines lc rgb '%s' dt (8,5) lw 2.5 title ", k,
-                        gp_colour[c % 16]);
+                        gnuplot_colour[c % 16]);
                 gp_bw_name(f, s, k, g.what);
             }
         }
@@ -632,53 +616,28 @@ static void write_gnuplot(FILE *f, const struct run *run, const struct rows *rs,
     gp_bw_free(&g);
 }
 
-/* gnuplot draws into the output's file descriptor (its standard output):
- * a regular file's temporary, a FIFO, or qosim's standard output for
+struct run_gp {
+    const struct run *run;
+    const struct rows *rs;
+    int png;
+};
+
+static void run_gp_program(FILE *f, void *ctx)
+{
+    const struct run_gp *g = ctx;
+    write_gnuplot(f, g->run, g->rs, g->png);
+}
+
+/* gnuplot draws into the output's file descriptor (util/gnuplot.h): a
+ * regular file's temporary, a FIFO, or qosim's standard output for
  * "--plot -". The caller commits or drops the output. */
 static int plot(const struct run *run, const struct rows *rs, struct ofile *o)
 {
-    size_t n = strlen(o->path);
-    int png = n > 4 && !strcmp(o->path + n - 4, ".png"); /* the suffix was checked; "-": SVG */
-    const char *gp = getenv("QOSIM_GNUPLOT") ? getenv("QOSIM_GNUPLOT") : "gnuplot";
-    int p[2];
-    fflush(stdout);
-    if (pipe2(p, O_CLOEXEC)) {
-        cli_error("run", "cannot start gnuplot: %s", strerror(errno));
-        return 1;
-    }
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (dup2(p[0], 0) < 0 || dup2(o->fd, 1) < 0)
-            _exit(127);
-        execl("/bin/sh", "sh", "-c", gp, (char *)NULL);
-        _exit(127);
-    }
-    close(p[0]);
-    FILE *g = pid < 0 ? NULL : fdopen(p[1], "w");
-    if (!g) {
-        cli_error("run", "cannot start gnuplot: %s", strerror(errno));
-        close(p[1]);
-        if (pid > 0)
-            waitpid(pid, NULL, 0);
-        return 1;
-    }
-    /* A plotter that dies early must not kill qosim with SIGPIPE: its exit
-     * status says what happened, and the output must be dropped. */
-    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
-    sigaction(SIGPIPE, &ign, &old);
-    write_gnuplot(g, run, rs, png);
-    fclose(g);
-    sigaction(SIGPIPE, &old, NULL);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (st == 0)
+    struct run_gp g = {run, rs, gnuplot_png(o)}; /* the suffix was checked; "-": SVG */
+    struct err e;
+    if (!gnuplot_run(o, "--plot", run_gp_program, &g, &e))
         return 0;
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
-        cli_error("run", "--plot needs gnuplot, which was not found (apt-get install "
-                         "gnuplot-nox)");
-    else
-        cli_error("run", "gnuplot failed to draw %s", o->path);
+    cli_error("run", "%s", e.msg);
     return 1;
 }
 

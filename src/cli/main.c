@@ -47,6 +47,7 @@ static const struct {
     {"lwp", cli_lwp, "profile a workload with AMD Lightweight Profiling (docs/lwp.md)"},
     {"vm", cli_vm,
      "boot Linux in QEMU on a simulated platform's registers and caches (docs/vm.md)"},
+    {"sweep", cli_sweep, "run a scenario over axes of settings, here or on SLURM (docs/sweeps.md)"},
 };
 
 static void cli_usage(FILE *f)

@@ -999,7 +999,7 @@ static unsigned edit_distance(const char *a, const char *b)
  * (first in declared order on a tie) within about a third of its length,
  * at least one edit and always fewer edits than the key has characters, so
  * that short or unrelated keys suggest nothing. */
-static const char *closest(const char *const *keys, const char *key)
+const char *conf_closest(const char *const *keys, const char *key)
 {
     const char *best = NULL;
     unsigned best_d = UINT_MAX;
@@ -1019,7 +1019,8 @@ static const char *closest(const char *const *keys, const char *key)
 static int unknown_key(const struct conf *c, const struct conf_node *k, struct err *e)
 {
     const char *const *keys = k->parent ? k->parent->keys : NULL;
-    const char *hint = k->key && keys && !declared(keys, k->key) ? closest(keys, k->key) : NULL;
+    const char *hint =
+        k->key && keys && !declared(keys, k->key) ? conf_closest(keys, k->key) : NULL;
     if (hint)
         return conf_error(c, k, e, "unknown key (did you mean '%s'?)", hint);
     return conf_error(c, k, e, "unknown key");
@@ -1068,4 +1069,74 @@ int conf_check_unused(const struct conf *c, const struct conf_node *n, struct er
         }
     }
     return 0;
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+static int emit(yaml_emitter_t *em, yaml_event_t *ev)
+{
+    return yaml_emitter_emit(em, ev) ? 0 : -1;
+}
+
+static int write_node(yaml_emitter_t *em, const struct conf_node *n, int flow)
+{
+    yaml_event_t ev;
+    if (n->type == CONF_SCALAR) {
+        /* A quoted scalar stays quoted, so that "0x10" stays a string where
+         * a reader tells the two apart; the emitter quotes a plain one
+         * only where YAML needs it. */
+        yaml_scalar_event_initialize(
+            &ev, NULL, NULL, (yaml_char_t *)n->val, (int)strlen(n->val), 1, 1,
+            n->plain ? YAML_ANY_SCALAR_STYLE : YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+        return emit(em, &ev);
+    }
+    if (n->type == CONF_MAP)
+        yaml_mapping_start_event_initialize(
+            &ev, NULL, NULL, 1, flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE);
+    else
+        yaml_sequence_start_event_initialize(
+            &ev, NULL, NULL, 1, flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
+    if (emit(em, &ev))
+        return -1;
+    for (unsigned i = 0; i < n->nkids; i++) {
+        const struct conf_node *k = &n->kids[i];
+        if (n->type == CONF_MAP) {
+            yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)k->key,
+                                         (int)strlen(k->key), 1, 1, YAML_ANY_SCALAR_STYLE);
+            if (emit(em, &ev))
+                return -1;
+        }
+        if (write_node(em, k, flow))
+            return -1;
+    }
+    if (n->type == CONF_MAP)
+        yaml_mapping_end_event_initialize(&ev);
+    else
+        yaml_sequence_end_event_initialize(&ev);
+    return emit(em, &ev);
+}
+
+int conf_write(FILE *f, const struct conf_node *n, int flow)
+{
+    yaml_emitter_t em;
+    yaml_event_t ev;
+    if (!yaml_emitter_initialize(&em))
+        return -QOSIM_ENOMEM;
+    yaml_emitter_set_output_file(&em, f);
+    yaml_emitter_set_unicode(&em, 1);
+    yaml_emitter_set_width(&em, flow ? -1 : 100);
+    int rc = 0;
+    yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
+    rc |= emit(&em, &ev);
+    yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
+    rc = rc ? rc : emit(&em, &ev);
+    rc = rc ? rc : write_node(&em, n, flow);
+    yaml_document_end_event_initialize(&ev, 1);
+    rc = rc ? rc : emit(&em, &ev);
+    yaml_stream_end_event_initialize(&ev);
+    rc = rc ? rc : emit(&em, &ev);
+    if (!rc && !yaml_emitter_flush(&em))
+        rc = -1;
+    yaml_emitter_delete(&em);
+    return rc ? -QOSIM_EIO : 0;
 }

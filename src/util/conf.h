@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum conf_type { CONF_SCALAR, CONF_MAP, CONF_SEQ };
 
@@ -119,5 +120,14 @@ int conf_keys(struct conf *c, struct conf_node *map, struct err *e, ...) __attri
  * the map declared its keys and this one is not among them). Sequence items
  * count as read when their sequence was. Returns 0 if there is none. */
 int conf_check_unused(const struct conf *c, const struct conf_node *n, struct err *e);
+
+/* The name in names (NULL-terminated) a misspelt name most likely meant,
+ * or NULL (as conf_keys suggests keys). */
+const char *conf_closest(const char *const *names, const char *name);
+
+/* Writes the tree under n as a YAML document (block style, or one flow
+ * line when flow is set), scalars quoted as they were read. 0, or
+ * -QOSIM_EIO. */
+int conf_write(FILE *f, const struct conf_node *n, int flow);
 
 #endif

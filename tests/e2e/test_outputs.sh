@@ -1,6 +1,7 @@
 #!/bin/bash
 # End-to-end tests of output files (docs/development.md, "Output files"), for
-# every command that writes one (run, cachesim, lwp, trace record): "-" and
+# every command that writes one (run, cachesim, lwp, trace record, sweep
+# collect): "-" and
 # /dev/stdout are standard output; a FIFO or a device is written through and
 # never replaced; a link is followed and stays a link; a regular file is
 # replaced whole; two outputs naming one file, an output naming an input, an
@@ -39,13 +40,18 @@ out_run() { "$QOSIM" run "$TMP/ok.yaml" --quiet --json "$1"; }
 out_cachesim() { "$QOSIM" cachesim --json -o "$1" "$TMP/small.lackey"; }
 out_lwp() { "$QOSIM" lwp --trace "$TMP/small.lackey" --event ir:1 --json "$1"; }
 out_trace() { "$QOSIM" trace record --max-records 1000 -o "$1" -- /bin/true; }
+# qosim sweep collect's CSV, of a two-point sweep of ok.yaml (its JSON Lines
+# beside, in $TMP).
+printf 'base: ok.yaml\naxes:\n  - {key: seed, values: [1, 2]}\n' >"$TMP/sw.yaml"
+"$QOSIM" sweep plan "$TMP/sw.yaml" -o "$TMP/swd" >/dev/null && "$QOSIM" sweep run "$TMP/swd" 2>/dev/null
+out_collect() { "$QOSIM" sweep collect "$TMP/swd" --jsonl "$TMP/swd.jsonl" --csv "$1"; }
 # body CMD FILE: what must not differ between two runs (valgrind's ==PID==
 # lines carry the process id).
 body() { if [ "$1" = trace ]; then grep -v '^==' "$2"; else cat "$2"; fi; }
 # left: what is in $D besides the named files, temporaries above all.
 left() { (cd "$D" && find . -mindepth 1 | sort | tr '\n' ' '); }
 
-for c in run cachesim lwp trace; do
+for c in run cachesim lwp trace collect; do
     if [ "$c" = trace ] && [ -z "$HAVE_VG" ]; then
         echo "# valgrind not installed: trace record not tested"
         continue

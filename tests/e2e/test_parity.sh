@@ -35,6 +35,7 @@ n=0
 for f in "$top"/examples/*.yaml "$top"/tests/e2e/qos/*.yaml; do
     grep -q '^name:' "$f" && continue                 # a profile
     grep -q 'program:\|live:' "$f" && continue        # real programs: not repeatable
+    grep -q '^axes:' "$f" && continue                 # a sweep file (test_sweep.sh)
     b=$(basename "$f" .yaml)
     tenth "$f" >"$TMP/$b.yaml"
     "$QOSIM" run "$TMP/$b.yaml" --quiet --json "$TMP/$b.a.json" 2>"$TMP/$b.a.err"

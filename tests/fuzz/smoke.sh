@@ -7,13 +7,13 @@
 # harness that is not built counts as failed. A crash input is kept under
 # build/fuzz/artifacts/. Exits non-zero if any failed.
 #   tests/fuzz/smoke.sh [HARNESS...]     (default: lackey champsim din qtr champsim_rt geom config
-#                                          regs cbqri console)
+#                                          regs cbqri console sweep)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
 time=${FUZZ_TIME:-5}
 results=${FUZZ_RESULTS:-build/results/fuzz}
-harnesses=${*:-lackey champsim din qtr champsim_rt geom config regs cbqri console}
+harnesses=${*:-lackey champsim din qtr champsim_rt geom config regs cbqri console sweep}
 mkdir -p build/results
 pass=0 fail=0
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/qosim-fuzz-smoke.XXXXXX") || exit 2
