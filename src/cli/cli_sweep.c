@@ -271,10 +271,16 @@ static void failure(const struct sweep *sw, size_t i, FILE *f)
         fprintf(f, "%s", e.msg);
         return;
     }
-    if (json_object_object_get_ex(r, "signal", &v))
+    /* A record without either is of a run that left none (a lost array
+     * task): its tail says what happened. */
+    const char *sep = "";
+    if (json_object_object_get_ex(r, "signal", &v)) {
         fprintf(f, "killed by signal %d", json_object_get_int(v));
-    else if (json_object_object_get_ex(r, "exit_code", &v))
+        sep = ": ";
+    } else if (json_object_object_get_ex(r, "exit_code", &v)) {
         fprintf(f, "exit status %d", json_object_get_int(v));
+        sep = ": ";
+    }
     if (json_object_object_get_ex(r, "stderr_tail", &v)) {
         char tail[2100];
         snprintf(tail, sizeof tail, "%s", json_object_get_string(v));
@@ -283,7 +289,7 @@ static void failure(const struct sweep *sw, size_t i, FILE *f)
             tail[--k] = '\0';
         char *last = strrchr(tail, '\n');
         if (k)
-            fprintf(f, ": %s", last ? last + 1 : tail);
+            fprintf(f, "%s%s", sep, last ? last + 1 : tail);
     }
     json_object_put(r);
 }

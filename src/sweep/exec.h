@@ -49,6 +49,10 @@ int sweep_point_start(const struct sweep *sw, size_t i, const char *qosim, pid_t
  * from the environment when set). */
 int sweep_point_finish(const struct sweep *sw, size_t i, const char key[SWEEP_KEY_HEX], int ws,
                        double wall, struct err *e);
+/* A failed record for a point whose run left none, though it was started
+ * (an array task killed, out of memory, or its node lost): why says so. */
+int sweep_point_lost(const struct sweep *sw, size_t i, const char key[SWEEP_KEY_HEX],
+                     const char *why, struct err *e);
 /* Both, waiting: what an array task does. 0 when the record is written
  * (whatever the run's outcome). */
 int sweep_point_run(const struct sweep *sw, size_t i, const char *qosim, struct err *e);

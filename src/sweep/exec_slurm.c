@@ -614,23 +614,35 @@ static void tally(const struct sweep *sw, struct pt *pts, size_t np, int name,
             t->done++;
         } else if (p->fresh && p->seen == SWEEP_FAILED) {
             t->failed++;
-        } else {
-            /* No record (the task died before writing it, or never ran), or
-             * one for another key (an input changed meanwhile): runs again
-             * next time. */
-            t->interrupted++;
-            if (!name || !p->job)
+        } else if (name && p->job && !p->fresh) {
+            /* Its task ran and ended without a record: killed (scancel,
+             * out of memory), or its node lost. That is the point's
+             * failure, which status shows and --retry-failed runs again. */
+            char why[4400];
+            struct err le;
+            snprintf(why, sizeof why,
+                     "array task %lu_%zu ended without writing the point's record (killed, out "
+                     "of memory, or its node lost); its output: %s/slurm/%lu_%zu.out",
+                     p->job, p->task, sw->dir, p->job, p->task);
+            if (sweep_point_lost(sw, p->i, p->key, why, &le)) {
+                fprintf(stderr, "qosim sweep: %s\n", le.msg);
+                t->interrupted++;
                 continue;
+            }
+            t->failed++;
             if (named++ < SLURM_NAMED)
-                fprintf(stderr,
-                        "qosim sweep: point %0*zu left no record; see %s/slurm/%lu_%zu.out\n",
-                        (int)sw->width, p->i, sw->dir, p->job, p->task);
+                fprintf(stderr, "qosim sweep: point %0*zu: %s\n", (int)sw->width, p->i, why);
             else
                 unnamed++;
+        } else {
+            /* Not run (the arrays were cancelled, or not all submitted), or
+             * a record for another key (an input changed meanwhile): runs
+             * again next time. */
+            t->interrupted++;
         }
     }
     if (unnamed)
-        fprintf(stderr, "qosim sweep: ... and %zu more without a record\n", unnamed);
+        fprintf(stderr, "qosim sweep: ... and %zu more tasks ended without a record\n", unnamed);
 }
 
 /* The points' keys and records as they are before anything is submitted;

@@ -86,13 +86,12 @@ static void json_env(struct json *j, const char *key, const char *var)
         json_str(j, key, v);
 }
 
-int sweep_point_finish(const struct sweep *sw, size_t i, const char key[SWEEP_KEY_HEX], int ws,
-                       double wall, struct err *e)
+/* record.json for key: ok or failed; how the run ended (ws, or -1 when
+ * there was no run to wait for); what its standard error ended with. */
+static int write_record(const struct sweep *sw, size_t i, const char key[SWEEP_KEY_HEX], int ok,
+                        int ws, const char *tail, double wall, struct err *e)
 {
-    char path[4300], tail[POINT_TAIL], host[256] = "";
-    sweep_point_path(sw, i, "result.json", path, sizeof path);
-    int ok = WIFEXITED(ws) && !WEXITSTATUS(ws) && !access(path, R_OK);
-    stderr_tail(sw, i, tail, sizeof tail);
+    char path[4300], host[256] = "";
     gethostname(host, sizeof host - 1);
     sweep_point_path(sw, i, "record.json", path, sizeof path);
     struct ofile o;
@@ -104,9 +103,9 @@ int sweep_point_finish(const struct sweep *sw, size_t i, const char key[SWEEP_KE
     json_obj_begin(&j, NULL);
     json_str(&j, "key", key);
     json_str(&j, "status", ok ? "ok" : "failed");
-    if (WIFEXITED(ws))
+    if (ws >= 0 && WIFEXITED(ws))
         json_u64(&j, "exit_code", (uint64_t)WEXITSTATUS(ws));
-    else if (WIFSIGNALED(ws))
+    else if (ws >= 0 && WIFSIGNALED(ws))
         json_u64(&j, "signal", (uint64_t)WTERMSIG(ws));
     json_str(&j, "stderr_tail", tail);
     json_obj_begin(&j, "provenance");
@@ -140,6 +139,22 @@ int sweep_point_finish(const struct sweep *sw, size_t i, const char key[SWEEP_KE
     json_obj_end(&j);
     fputc('\n', o.f);
     return ofile_commit(&o, e);
+}
+
+int sweep_point_finish(const struct sweep *sw, size_t i, const char key[SWEEP_KEY_HEX], int ws,
+                       double wall, struct err *e)
+{
+    char path[4300], tail[POINT_TAIL];
+    sweep_point_path(sw, i, "result.json", path, sizeof path);
+    int ok = WIFEXITED(ws) && !WEXITSTATUS(ws) && !access(path, R_OK);
+    stderr_tail(sw, i, tail, sizeof tail);
+    return write_record(sw, i, key, ok, ws, tail, wall, e);
+}
+
+int sweep_point_lost(const struct sweep *sw, size_t i, const char key[SWEEP_KEY_HEX],
+                     const char *why, struct err *e)
+{
+    return write_record(sw, i, key, 0, -1, why, 0, e);
 }
 
 static volatile sig_atomic_t point_sig;

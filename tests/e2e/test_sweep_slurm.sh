@@ -3,7 +3,9 @@
 # SLURM cluster") on a one-node cluster of the test's own (slurm.sh): a
 # sweep split into arrays of MaxArraySize tasks, every point done with its
 # array task in its record; a point that fails on the cluster, named by
-# status and run again by --retry-failed alone; an interrupted run that
+# status and run again by --retry-failed alone; an array task killed while
+# its point runs, recorded as failed and finished by --retry-failed; an
+# interrupted run that
 # cancels its arrays and leaves the points it stopped to run again; and
 # results equal, byte for byte, to the local executor's. Skipped where
 # SLURM or munge is missing or the test is not root.
@@ -79,6 +81,36 @@ rmdir s2/points/0003/result.json
 expect "run --retry-failed" 0 "$QOSIM" sweep run s2 --executor slurm --retry-failed
 same "... one array, of the failed point alone" "$(find s2/slurm -name '*.list' | wc -l) $(cat s2/slurm/batch-2.list)" "3 3"
 expect "status: every point done" 0 "$QOSIM" sweep status s2
+
+# ---- an array task killed --------------------------------------------------------
+# Three points of about a second each; the array task running point 0001
+# is killed (its `qosim sweep point` and the run under it, SIGKILL, as an
+# OOM kill or a lost node would end it) while the point runs. The task
+# leaves no record, so the executor records the point as failed, naming the
+# task; --retry-failed runs it again and the sweep is done.
+sed 's/duration: 200us/duration: 200ms/; s/interval: 50us/interval: 10ms/' scen.yaml >kill-scen.yaml
+printf 'base: kill-scen.yaml\naxes:\n  - {key: seed, range: {from: 1, to: 3}}\n' >kill.yaml
+"$QOSIM" sweep plan kill.yaml -o kl >/dev/null
+"$QOSIM" sweep run kl --executor slurm >"$TMP/kl.out" 2>"$TMP/kl.err" &
+pid=$!
+run=
+for _ in $(seq 600); do
+    run=$(pgrep -f "qosim run $TMP/kl/points/0001/scenario.yaml" | head -1)
+    [ -n "$run" ] && break
+    sleep 0.05
+done
+claim "killed: point 0001's run was seen running" test -n "$run"
+task=$(ps -o ppid= -p "$run" | tr -d ' ')
+kill -KILL "$task" "$run" 2>/dev/null
+wait $pid
+same "killed: run exits 1" "$?" 1
+has "killed: run names the task" "$TMP/kl.err" "point 0001: array task [0-9]+_1 ended without writing the point's record"
+expect "killed: status exits 1" 1 "$QOSIM" sweep status kl
+same "killed: ... the point failed, the others done" "$(head -1 "$TMP/out")" "3 points: 2 done, 1 failed, 0 pending"
+has "killed: ... saying how" "$TMP/out" "^failed 0001 \(seed=2\): array task [0-9]+_1 ended without"
+expect "killed: --retry-failed finishes the sweep" 0 "$QOSIM" sweep run kl --executor slurm --retry-failed
+has "killed: ... running that point alone" "$TMP/err" "^3 points: 2 done, 1 failed, 1 to run \(slurm\)$"
+expect "killed: every point done" 0 "$QOSIM" sweep status kl
 
 # ---- the local executor's results, the same --------------------------------------
 expect "plan for the local executor" 0 "$QOSIM" sweep plan sw.yaml -o l1
