@@ -7,6 +7,7 @@
  * would make the harness read the filesystem. At most 64 points an input,
  * so that one stays quick. */
 #include "sweep/plan.h"
+#include "util/tmpdir.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@
 #include <unistd.h>
 #include "fuzz_check.h"
 
-static char dir[64];
+static char dir[4096];
 
 static const char base[] =
     "platform: intel-atom\n"
@@ -27,13 +28,25 @@ static const char base[] =
     "    at: 0us\n"
     "    alloc: [{cache: L2, class: 1, mask: 0xff}]\n";
 
+/* The harness's folder goes when it ends. */
+static void cleanup(void)
+{
+    char path[sizeof dir + 16];
+    snprintf(path, sizeof path, "%s/base.yaml", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/fuzz.yaml", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    snprintf(dir, sizeof dir, "/tmp/qosim-fuzz-sweep.XXXXXX");
-    if (!mkdtemp(dir) || chdir(dir))
+    struct err e;
+    if (tmpdir_make("qosim-fuzz-sweep", dir, sizeof dir, &e) || chdir(dir))
         abort();
+    atexit(cleanup);
     FILE *f = fopen("base.yaml", "w");
     if (!f || fputs(base, f) < 0 || fclose(f))
         abort();
