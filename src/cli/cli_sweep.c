@@ -144,7 +144,7 @@ static enum sweep_state *states(const struct sweep *sw, size_t cnt[3])
     enum sweep_state *st = calloc(sw->npoint, sizeof *st);
     cnt[0] = cnt[1] = cnt[2] = 0;
     for (size_t i = 0; st && i < sw->npoint; i++)
-        cnt[st[i] = sweep_res_state(sw, i)]++;
+        cnt[st[i] = sweep_state_now(sw, i)]++;
     return st;
 }
 

@@ -20,15 +20,6 @@
 
 /* ---- reading the points' files ---- */
 
-enum sweep_state sweep_res_state(const struct sweep *sw, size_t i)
-{
-    char key[SWEEP_KEY_HEX];
-    struct err e;
-    if (sweep_key(sw, i, key, &e))
-        return SWEEP_PENDING;
-    return sweep_state(sw, i, key);
-}
-
 /* "0003, 0007 and 4 more": the first max of idx[0..n). */
 static void coll_names(const struct sweep *sw, const size_t *idx, size_t n, size_t max, char *buf,
                        size_t cap)
@@ -71,111 +62,6 @@ size_t sweep_res_missing(const struct sweep *sw, const enum sweep_state *st,
     if (nfailed)
         *nfailed = n[0];
     return total;
-}
-
-/* Line and column of byte off in buf, for a message. */
-static void coll_where(const char *buf, size_t off, unsigned *line, unsigned *col)
-{
-    *line = 1;
-    *col = 1;
-    for (size_t k = 0; k < off; k++) {
-        if (buf[k] == '\n') {
-            ++*line;
-            *col = 1;
-        } else {
-            ++*col;
-        }
-    }
-}
-
-/* The whole file into a NUL-terminated buffer. */
-static char *coll_slurp(const char *path, size_t *len, struct err *e)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        err_set(e, errno == ENOENT ? -QOSIM_ENOENT : -QOSIM_EIO, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n - 1, f);
-        if (n < cap - 1)
-            break;
-        char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int bad = ferror(f), en = errno;
-    fclose(f);
-    if (!buf) {
-        err_set(e, -QOSIM_ENOMEM, "%s: out of memory", path);
-        return NULL;
-    }
-    if (bad) {
-        free(buf);
-        err_set(e, -QOSIM_EIO, "%s: %s", path, strerror(en));
-        return NULL;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
-/* json_object_from_file would take a file cut short after its first value,
- * or with text after it, and its last error outlives a later success: a
- * tokener of our own checks the whole file and says where it went wrong. */
-struct json_object *sweep_json_read(const char *path, struct err *e)
-{
-    size_t len;
-    char *buf = coll_slurp(path, &len, e);
-    if (!buf)
-        return NULL;
-    if (len > INT_MAX - 1) {
-        free(buf);
-        err_set(e, -QOSIM_EPARSE, "%s: too large for JSON (%zu bytes)", path, len);
-        return NULL;
-    }
-    struct json_tokener *tok = json_tokener_new();
-    if (!tok) {
-        free(buf);
-        err_set(e, -QOSIM_ENOMEM, "%s: out of memory", path);
-        return NULL;
-    }
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-    /* The NUL after the text ends a value that could go on (a number). */
-    struct json_object *v = json_tokener_parse_ex(tok, buf, (int)len + 1);
-    enum json_tokener_error je = json_tokener_get_error(tok);
-    size_t end = json_tokener_get_parse_end(tok);
-    json_tokener_free(tok);
-    size_t k = end;
-    while (v && k < len && strchr(" \t\r\n", buf[k]))
-        k++;
-    if (v && k >= len) {
-        free(buf);
-        return v;
-    }
-    unsigned line, col;
-    coll_where(buf, v ? k : end, &line, &col);
-    if (v)
-        err_set(e, -QOSIM_EPARSE, "%s:%u:%u: malformed JSON: text after the value", path, line,
-                col);
-    else if (!len || strspn(buf, " \t\r\n") == len)
-        err_set(e, -QOSIM_EPARSE, "%s: malformed JSON: the file is empty", path);
-    else if (je == json_tokener_continue || end >= len)
-        err_set(e, -QOSIM_EPARSE, "%s:%u:%u: malformed JSON: the file ends inside a value", path,
-                line, col);
-    else
-        err_set(e, -QOSIM_EPARSE, "%s:%u:%u: malformed JSON: %s", path, line, col,
-                json_tokener_error_desc(je));
-    json_object_put(v);
-    free(buf);
-    return NULL;
 }
 
 /* An array member or object field of the type wanted, or NULL. */
@@ -475,7 +361,7 @@ static int coll_states(struct coll *c, size_t *ndone, char *miss, size_t cap, st
     const struct sweep *sw = c->sw;
     *ndone = 0;
     for (size_t i = 0; i < sw->npoint; i++) {
-        c->st[i] = sweep_res_state(sw, i);
+        c->st[i] = sweep_state_now(sw, i);
         *ndone += c->st[i] == SWEEP_DONE;
     }
     size_t nmiss = sweep_res_missing(sw, c->st, NULL, COLL_LIST, miss, cap, NULL);

@@ -31,11 +31,6 @@ int sweep_collect(const struct sweep *sw, const struct sweep_collect_opts *o, st
 
 /* ---- shared with plot.c ---- */
 
-/* Point i's state now: its key, then what its record says. A point whose
- * key cannot be computed (its scenario or an input is gone) is pending:
- * nothing it recorded can be shown to be current. */
-enum sweep_state sweep_res_state(const struct sweep *sw, size_t i);
-
 /* Names the points that are not done among those with sel[i] set (all when
  * sel is NULL), at most max of each kind, into buf: "failed: 0003; pending:
  * 0007, 0011 and 4 more". Returns how many there are; *nfailed (when not
@@ -43,11 +38,6 @@ enum sweep_state sweep_res_state(const struct sweep *sw, size_t i);
 size_t sweep_res_missing(const struct sweep *sw, const enum sweep_state *st,
                          const unsigned char *sel, size_t max, char *buf, size_t cap,
                          size_t *nfailed);
-
-/* One JSON value, strictly (nothing but white space after it), from path;
- * NULL with e naming the file, the place and json-c's reason. The caller
- * puts it (json_object_put). */
-struct json_object *sweep_json_read(const char *path, struct err *e);
 
 /* Point i's result.json, checked to have the shape `qosim run --json`
  * gives it: "phases", each with a "name" and "tasks", each task's row with

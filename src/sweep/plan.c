@@ -570,19 +570,8 @@ static int read_slurm(struct plan *p, struct conf_node *s, struct err *e)
 
 static int read_file_text(const char *path, char **text, size_t *len, struct err *e)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return err_set(e, -QOSIM_ENOENT, "%s: %s", path, strerror(errno));
-    FILE *m = open_memstream(text, len);
-    char buf[8192];
-    size_t k;
-    while (m && (k = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, k, m);
-    int bad = ferror(f);
-    fclose(f);
-    if (!m || fclose(m) || !*text)
-        return oom(e);
-    return bad ? err_set(e, -QOSIM_EIO, "%s: read error", path) : 0;
+    *text = sweep_read_file(path, len, e);
+    return *text ? 0 : e->code;
 }
 
 /* The folder of path, absolute. */

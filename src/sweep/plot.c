@@ -340,7 +340,7 @@ static int plot_gather(struct plot *p, struct err *e)
     struct json_object *keep = NULL;
     size_t ndone = 0;
     for (size_t i = 0; i < sw->npoint; i++) {
-        p->st[i] = p->sel[i] ? sweep_res_state(sw, i) : SWEEP_DONE;
+        p->st[i] = p->sel[i] ? sweep_state_now(sw, i) : SWEEP_DONE;
         ndone += p->done[i] = p->sel[i] && p->st[i] == SWEEP_DONE;
     }
     p->nmiss = sweep_res_missing(sw, p->st, p->sel, PLOT_LIST, p->miss, sizeof p->miss, NULL);

@@ -29,6 +29,8 @@
 
 #include <stddef.h>
 
+struct json_object;
+
 #define SWEEP_KEY_HEX 65 /* SHA-256 in hex, and its NUL */
 
 /* A planned sweep as its folder holds it (the manifest). */
@@ -64,5 +66,16 @@ const char *sweep_commit(void);
 
 /* What record.json says for the current key. */
 enum sweep_state sweep_state(const struct sweep *sw, size_t i, const char key[SWEEP_KEY_HEX]);
+/* Point i's state now: its key, then what its record says. A point whose
+ * key cannot be computed (its scenario or an input is gone) is pending:
+ * nothing it recorded can be shown to be current. */
+enum sweep_state sweep_state_now(const struct sweep *sw, size_t i);
+
+/* A whole file, NUL-terminated (*len bytes before the NUL); NULL with e. */
+char *sweep_read_file(const char *path, size_t *len, struct err *e);
+/* One JSON value, strictly (nothing but white space after it), from path;
+ * NULL with e naming the file, the place and json-c's reason. The caller
+ * puts it (json_object_put). */
+struct json_object *sweep_json_read(const char *path, struct err *e);
 
 #endif

@@ -37,6 +37,12 @@ static const char *at(const char *name)
     return pathbuf[k];
 }
 
+/* Entries of dir/sub ("" for dir itself), temporaries included. */
+static int entries(const char *sub)
+{
+    return testlib_entries(*sub ? at(sub) : dir);
+}
+
 static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 {
     (void)st, (void)flag, (void)f;
@@ -54,37 +60,6 @@ static int teardown(void **state)
 {
     (void)state;
     return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* Entries of dir/sub ("" for dir itself), temporaries included. */
-static int entries(const char *sub)
-{
-    DIR *d = opendir(*sub ? at(sub) : dir);
-    int n = 0;
-    for (struct dirent *de; d && (de = readdir(d));)
-        n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
-    if (d)
-        closedir(d);
-    return n;
-}
-
-static const char *slurp(const char *path)
-{
-    static char buf[4096];
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    buf[n] = '\0';
-    if (f)
-        fclose(f);
-    return f ? buf : "(missing)";
-}
-
-static void put(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
 }
 
 static void write_one(const char *path, const char *text)
@@ -109,7 +84,7 @@ static void test_new_file_appears_whole(void **state)
     assert_int_equal(entries(""), 1);
     assert_int_equal(strncmp(o.tmp, at("a.json.tmp."), strlen(at("a.json.tmp."))), 0);
     assert_int_equal(ofile_commit(&o, &e), 0);
-    assert_string_equal(slurp(at("a.json")), "{}\n");
+    assert_string_equal(testlib_slurp(at("a.json")), "{}\n");
     assert_int_equal(entries(""), 1);
     struct stat st;
     mode_t mask = umask(0);
@@ -121,10 +96,10 @@ static void test_new_file_appears_whole(void **state)
 static void test_replaces_whole_keeps_mode(void **state)
 {
     (void)state;
-    put(at("f.csv"), "a much longer old content than the new one\n");
+    testlib_put(at("f.csv"), "a much longer old content than the new one\n");
     chmod(at("f.csv"), 0640);
     write_one(at("f.csv"), "new\n");
-    assert_string_equal(slurp(at("f.csv")), "new\n");
+    assert_string_equal(testlib_slurp(at("f.csv")), "new\n");
     struct stat st;
     assert_int_equal(stat(at("f.csv"), &st), 0);
     assert_int_equal(st.st_mode & 07777, 0640);
@@ -134,14 +109,14 @@ static void test_replaces_whole_keeps_mode(void **state)
 static void test_abort_leaves_the_old_file(void **state)
 {
     (void)state;
-    put(at("f.csv"), "old\n");
+    testlib_put(at("f.csv"), "old\n");
     struct ofile o;
     struct err e;
     assert_int_equal(ofile_open(&o, at("f.csv"), &e), 0);
     fputs("new\n", o.f);
     ofile_abort(&o);
     ofile_abort(&o); /* twice is harmless */
-    assert_string_equal(slurp(at("f.csv")), "old\n");
+    assert_string_equal(testlib_slurp(at("f.csv")), "old\n");
     assert_int_equal(entries(""), 1);
     struct ofile never = {0};
     ofile_abort(&never);
@@ -152,12 +127,12 @@ static void test_links_are_followed(void **state)
     (void)state;
     struct stat st;
     mkdir(at("sub"), 0755);
-    put(at("sub/t.json"), "old\n");
+    testlib_put(at("sub/t.json"), "old\n");
     /* out.json -> mid -> sub/t.json, both relative to where the link is. */
     assert_int_equal(symlink("sub/t.json", at("mid")), 0);
     assert_int_equal(symlink("mid", at("out.json")), 0);
     write_one(at("out.json"), "new\n");
-    assert_string_equal(slurp(at("sub/t.json")), "new\n");
+    assert_string_equal(testlib_slurp(at("sub/t.json")), "new\n");
     assert_int_equal(lstat(at("out.json"), &st), 0);
     assert_true(S_ISLNK(st.st_mode));
     assert_int_equal(lstat(at("mid"), &st), 0);
@@ -166,7 +141,7 @@ static void test_links_are_followed(void **state)
     /* A dangling link: its target is created, as the shell's '>' does. */
     assert_int_equal(symlink("sub/new.json", at("dangling")), 0);
     write_one(at("dangling"), "made\n");
-    assert_string_equal(slurp(at("sub/new.json")), "made\n");
+    assert_string_equal(testlib_slurp(at("sub/new.json")), "made\n");
     assert_int_equal(lstat(at("dangling"), &st), 0);
     assert_true(S_ISLNK(st.st_mode));
     assert_int_equal(entries("sub"), 2);
@@ -316,13 +291,13 @@ static void write_std(void)
 static void test_standard_output(void **state)
 {
     (void)state;
-    put(at("out"), "");
+    testlib_put(at("out"), "");
     with_stdout("out", write_std);
     assert_int_equal(std_rc, 0);
     /* Written through descriptor 1 every time, one after the other. */
     for (int i = 0; i < 3; i++)
         assert_int_equal(std_kinds[i], 100 + OFILE_STDFD * 10 + 1);
-    assert_string_equal(slurp(at("out")), "0\n1\n2\n");
+    assert_string_equal(testlib_slurp(at("out")), "0\n1\n2\n");
     struct stat st;
     assert_int_equal(lstat(at("so"), &st), 0);
     assert_true(S_ISLNK(st.st_mode));
@@ -336,7 +311,7 @@ static void test_commit_all_or_none(void **state)
     struct err e;
     if (!have_dev)
         skip(); /* mknod needs root */
-    put(at("a.json"), "old\n");
+    testlib_put(at("a.json"), "old\n");
     assert_int_equal(ofile_open(&a, at("a.json"), &e), 0);
     assert_int_equal(ofile_open(&b, devfull, &e), 0);
     fputs("new\n", a.f);
@@ -346,7 +321,7 @@ static void test_commit_all_or_none(void **state)
     char want[160];
     snprintf(want, sizeof want, "%s: cannot write: No space left on device", devfull);
     assert_string_equal(e.msg, want);
-    assert_string_equal(slurp(at("a.json")), "old\n");
+    assert_string_equal(testlib_slurp(at("a.json")), "old\n");
     assert_int_equal(entries(""), 1);
     assert_null(a.f);
     assert_null(b.f);
@@ -356,8 +331,8 @@ static void test_commit_all_or_none(void **state)
     fputs("A\n", a.f);
     fputs("B\n", b.f);
     assert_int_equal(ofile_commit_all(v, 3, &e), 0);
-    assert_string_equal(slurp(at("a.json")), "A\n");
-    assert_string_equal(slurp(at("b.json")), "B\n");
+    assert_string_equal(testlib_slurp(at("a.json")), "A\n");
+    assert_string_equal(testlib_slurp(at("b.json")), "B\n");
     assert_int_equal(entries(""), 2);
 }
 
@@ -366,7 +341,7 @@ static void test_distinct(void **state)
     (void)state;
     struct err e;
     char want[3 * PATH_MAX];
-    put(at("in.yaml"), "x\n");
+    testlib_put(at("in.yaml"), "x\n");
     assert_int_equal(symlink("in.yaml", at("link")), 0);
     const char *rel = at("./new.json"), *plain = at("new.json");
     /* The same new file under two spellings. */

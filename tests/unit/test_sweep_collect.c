@@ -46,50 +46,19 @@ static const char *at(const char *fmt, ...)
     return buf[k];
 }
 
-static void put(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-}
-
-static const char *slurp(const char *path)
-{
-    static char buf[65536];
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    buf[n] = '\0';
-    if (f)
-        fclose(f);
-    return f ? buf : "(missing)";
-}
-
-/* Entries of the sweep's folder: its outputs and any temporary. */
-static int entries(void)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    for (struct dirent *de; d && (de = readdir(d));)
-        n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
-    if (d)
-        closedir(d);
-    return n;
-}
-
 /* The manifest (a header line, then a line per point; tab-separated) and
  * every point's folder with its scenario and inputs. */
 static void plan(const char *manifest)
 {
-    put(at("manifest.tsv"), manifest);
+    testlib_put(at("manifest.tsv"), manifest);
     assert_int_equal(mkdir(at("points"), 0777), 0);
     size_t n = 0;
     for (const char *p = strchr(manifest, '\n'); p && p[1]; p = strchr(p + 1, '\n'))
         n++;
     for (size_t i = 0; i < n; i++) {
         assert_int_equal(mkdir(at("points/%04zu", i), 0777), 0);
-        put(at("points/%04zu/scenario.yaml", i), "duration: 1ms\n");
-        put(at("points/%04zu/inputs", i), "");
+        testlib_put(at("points/%04zu/scenario.yaml", i), "duration: 1ms\n");
+        testlib_put(at("points/%04zu/inputs", i), "");
     }
 }
 
@@ -99,7 +68,7 @@ static void point(struct sweep *sw, size_t i, const char *result, enum rec rec)
     char key[SWEEP_KEY_HEX], text[512];
     struct err e = {0};
     if (result)
-        put(at("points/%04zu/result.json", i), result);
+        testlib_put(at("points/%04zu/result.json", i), result);
     if (rec == REC_NONE)
         return;
     if (sweep_key(sw, i, key, &e))
@@ -110,7 +79,7 @@ static void point(struct sweep *sw, size_t i, const char *result, enum rec rec)
              "{\"key\":\"%s\",\"status\":\"%s\",\"exit_code\":%d,\"stderr_tail\":\"\","
              "\"provenance\":{\"qosim_version\":\"0.1.0\",\"host\":\"h\",\"wall_seconds\":0.12}}\n",
              key, rec == REC_FAILED ? "failed" : "ok", rec == REC_FAILED);
-    put(at("points/%04zu/record.json", i), text);
+    testlib_put(at("points/%04zu/record.json", i), text);
 }
 
 static void open_sweep(struct sweep *sw)
@@ -200,8 +169,8 @@ static void test_csv_exact(void **state)
     struct sweep_collect_opts o = {0};
     if (sweep_collect(&sw, &o, &e))
         fail_msg("sweep_collect: %s", e.msg);
-    assert_string_equal(slurp(at("results.csv")), csv3);
-    assert_int_equal(entries(), 4); /* manifest, points, the two outputs */
+    assert_string_equal(testlib_slurp(at("results.csv")), csv3);
+    assert_int_equal(testlib_entries(dir), 4); /* manifest, points, the two outputs */
     sweep_close(&sw);
 }
 
@@ -216,7 +185,7 @@ static void test_jsonl(void **state)
     struct sweep_collect_opts o = {.csv = at("out.csv"), .jsonl = at("out.jsonl")};
     if (sweep_collect(&sw, &o, &e))
         fail_msg("sweep_collect: %s", e.msg);
-    assert_string_equal(slurp(at("out.csv")), csv3);
+    assert_string_equal(testlib_slurp(at("out.csv")), csv3);
     char want[2048], key[SWEEP_KEY_HEX];
     sweep_key(&sw, 0, key, &e);
     snprintf(want, sizeof want,
@@ -224,7 +193,7 @@ static void test_jsonl(void **state)
              "\"%s\",\"status\":\"ok\",\"exit_code\":0,\"stderr_tail\":\"\",\"provenance\":{"
              "\"qosim_version\":\"0.1.0\",\"host\":\"h\",\"wall_seconds\":0.12}},\"result\":%s}\n",
              key, res3[0]);
-    const char *got = slurp(at("out.jsonl"));
+    const char *got = testlib_slurp(at("out.jsonl"));
     assert_memory_equal(got, want, strlen(want));
     /* Three lines, each one JSON object naming its point. */
     const char *p = got;
@@ -263,13 +232,13 @@ static void test_refuses_missing(void **state)
     assert_substr(e.msg, "3 of 4 points are not done (failed: 0001; pending: 0002, 0003); run "
                          "`qosim sweep status ");
     assert_substr(e.msg, "or --allow-missing to collect the rest");
-    assert_int_equal(entries(), 2);
+    assert_int_equal(testlib_entries(dir), 2);
     /* One missing point: singular. */
     point(&sw, 1, res3[2], REC_OK);
     point(&sw, 3, res3[2], REC_OK);
     assert_int_equal(sweep_collect(&sw, &o, &e), -QOSIM_ENOENT);
     assert_substr(e.msg, "1 of 4 points is not done (pending: 0002)");
-    assert_int_equal(entries(), 2);
+    assert_int_equal(testlib_entries(dir), 2);
     sweep_close(&sw);
 }
 
@@ -305,12 +274,12 @@ static void test_allow_missing(void **state)
     if (sweep_collect(&sw, &o, &e))
         fail_msg("sweep_collect: %s", e.msg);
     /* Only point 1's rows, and only its columns. */
-    assert_string_equal(slurp(at("results.csv")),
+    assert_string_equal(testlib_slurp(at("results.csv")),
                         "point,ways,mix,phase,task,instructions,ipc,references.L1I,references.L3,"
                         "misses.L3,mem_read_bytes_per_sec,monitor.rmid,monitor.total_bytes\n"
                         "0001,4,plain,shared,victim,101,0.51,101,8,2,5,1,\n"
                         "0001,4,plain,\"split, \"\"hard\"\"\",victim,,0.75,,,1,,,\n");
-    const char *jl = slurp(at("results.jsonl"));
+    const char *jl = testlib_slurp(at("results.jsonl"));
     assert_true(!strncmp(jl, "{\"point\":\"0001\"", 15));
     assert_int_equal(strchr(jl, '\n')[1], '\0');
     assert_string_equal(note_text(), "qosim sweep: left out 2 of 3 points, not done (failed: "
@@ -320,7 +289,7 @@ static void test_allow_missing(void **state)
     assert_int_equal(sweep_collect(&sw, &o, &e), -QOSIM_ENOENT);
     assert_substr(e.msg, "none of the 3 points of ");
     assert_substr(e.msg, "is done (failed: 0000, 0001; pending: 0002)");
-    assert_substr(slurp(at("results.csv")), "0001,4,plain,shared");
+    assert_substr(testlib_slurp(at("results.csv")), "0001,4,plain,shared");
     sweep_close(&sw);
 }
 
@@ -346,18 +315,18 @@ static void test_malformed(void **state)
     struct sweep sw;
     struct err e = {0};
     done3(&sw);
-    put(at("results.csv"), "old\n");
+    testlib_put(at("results.csv"), "old\n");
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        put(at("points/0001/result.json"), bad[k].text);
+        testlib_put(at("points/0001/result.json"), bad[k].text);
         struct sweep_collect_opts o = {0};
         if (sweep_collect(&sw, &o, &e) != -QOSIM_EPARSE)
             fail_msg("case %zu: %s", k, e.msg);
         assert_substr(e.msg, at("points/0001/result.json"));
         assert_substr(e.msg, bad[k].msg);
-        assert_string_equal(slurp(at("results.csv")), "old\n");
-        assert_int_equal(entries(), 3);
+        assert_string_equal(testlib_slurp(at("results.csv")), "old\n");
+        assert_int_equal(testlib_entries(dir), 3);
     }
-    put(at("points/0001/result.json"), res3[1]);
+    testlib_put(at("points/0001/result.json"), res3[1]);
     struct sweep_collect_opts o = {0};
     assert_int_equal(sweep_collect(&sw, &o, &e), 0);
     sweep_close(&sw);
@@ -373,7 +342,7 @@ static void test_outputs_distinct(void **state)
     struct sweep_collect_opts o = {.csv = at("r"), .jsonl = at("r")};
     assert_int_equal(sweep_collect(&sw, &o, &e), -QOSIM_EINVAL);
     assert_substr(e.msg, "name the same file");
-    assert_int_equal(entries(), 2);
+    assert_int_equal(testlib_entries(dir), 2);
     sweep_close(&sw);
 }
 
@@ -446,7 +415,7 @@ static void test_plot_lines(void **state)
     struct sweep_plot_opts o = {.x = "ways", .where = where, .nwhere = 1};
     if (plot(&sw, &o, &e))
         fail_msg("sweep_plot: %s", e.msg);
-    const char *gp = slurp(at("p.svg"));
+    const char *gp = testlib_slurp(at("p.svg"));
     assert_substr(gp, "$s0 << EOD\n1.5 3\n2 0\n16 2\n8192 1\nEOD\n");
     assert_substr(gp, "$s1 << EOD\n1.5 13\n2 10\n16 12\n8192 11\nEOD\n");
     assert_substr(gp, "set terminal svg size 900,600 noenhanced");
@@ -471,18 +440,18 @@ static void test_plot_one_line(void **state)
     struct sweep_plot_opts o = {.metric = "misses.L3", .where = where, .nwhere = 2};
     if (plot(&sw, &o, &e))
         fail_msg("sweep_plot: %s", e.msg);
-    const char *gp = slurp(at("p.svg"));
+    const char *gp = testlib_slurp(at("p.svg"));
     assert_substr(gp, "$s0 << EOD\n1.5 7\n16 6\n8192 5\nEOD\n");
     assert_substr(gp, "unset key\n");
     assert_string_equal(note_text(), "qosim sweep: left out 1 point, not done (pending: 0004)\n");
     /* The first phase: its IPC is 0 everywhere; the other task. */
     o = (struct sweep_plot_opts){.phase = "warm", .where = where, .nwhere = 2};
     assert_int_equal(plot(&sw, &o, &e), 0);
-    assert_substr(slurp(at("p.svg")), "$s0 << EOD\n1.5 0\n16 0\n8192 0\nEOD\n");
+    assert_substr(testlib_slurp(at("p.svg")), "$s0 << EOD\n1.5 0\n16 0\n8192 0\nEOD\n");
     assert_substr(note_text(), "pending: 0004");
     o = (struct sweep_plot_opts){.task = "noisy", .where = where, .nwhere = 2};
     assert_int_equal(plot(&sw, &o, &e), 0);
-    assert_substr(slurp(at("p.svg")), "1.5 7\n16 7\n8192 7\n");
+    assert_substr(testlib_slurp(at("p.svg")), "1.5 7\n16 7\n8192 7\n");
     note_text();
     sweep_close(&sw);
 }
@@ -499,13 +468,13 @@ static void test_plot_gap(void **state)
     struct sweep_plot_opts o = {.x = "ways", .where = where, .nwhere = 1};
     if (plot(&sw, &o, &e))
         fail_msg("sweep_plot: %s", e.msg);
-    const char *gp = slurp(at("p.svg"));
+    const char *gp = testlib_slurp(at("p.svg"));
     assert_substr(gp, "$s0 << EOD\n1.5 3\n2 0\n16 2\n\nEOD\n");
     assert_substr(gp, "$s1 << EOD\n1.5 13\n2 10\n16 12\n8192 11\nEOD\n");
     assert_string_equal(note_text(), "qosim sweep: left out 1 point, not done (pending: 0001)\n");
     o = (struct sweep_plot_opts){.x = "ways", .y = "mix", .where = where, .nwhere = 1};
     assert_int_equal(plot(&sw, &o, &e), 0);
-    gp = slurp(at("p.svg"));
+    gp = testlib_slurp(at("p.svg"));
     assert_substr(gp, "set label 'none' at 3,0 center");
     assert_substr(gp, "set label '13' at 0,1 center");
     assert_int_equal(strstr(gp, "set label 'none' at 3,1") == NULL, 1);
@@ -524,7 +493,7 @@ static void test_plot_heatmap(void **state)
     struct sweep_plot_opts o = {.x = "ways", .y = "mix", .where = where, .nwhere = 1};
     if (plot(&sw, &o, &e))
         fail_msg("sweep_plot: %s", e.msg);
-    const char *gp = slurp(at("p.svg"));
+    const char *gp = testlib_slurp(at("p.svg"));
     assert_substr(gp, "$d << EOD\n1 0 100\n3 0 101\n2 0 102\n0 0 103\n1 1 110\n");
     assert_substr(gp, "set xtics ('1.5' 0, '2' 1, '0x10' 2, '8K' 3)\n");
     assert_substr(gp, "set ytics ('a' 0, 'b' 1)\n");

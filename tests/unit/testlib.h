@@ -2,6 +2,7 @@
 #ifndef QOSIM_TESTLIB_H
 #define QOSIM_TESTLIB_H
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,40 @@ static inline int testlib_rmtree(const char *dir)
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     return system(cmd);
+}
+
+/* A file's text (up to 64 KiB, in a buffer the next call reuses), or
+ * "(missing)". */
+static inline const char *testlib_slurp(const char *path)
+{
+    static char buf[65536];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    buf[n] = '\0';
+    if (f)
+        fclose(f);
+    return f ? buf : "(missing)";
+}
+
+/* Writes text to path. */
+static inline void testlib_put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* How many entries a folder has (temporaries included). */
+static inline int testlib_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *de; d && (de = readdir(d));)
+        n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+    if (d)
+        closedir(d);
+    return n;
 }
 
 #endif
