@@ -12,10 +12,12 @@
 #include <json-c/json.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -25,8 +27,8 @@ static const char usage[] =
     "                           [--max-array N]\n"
     "       qosim sweep status DIR\n"
     "       qosim sweep collect DIR [--csv FILE] [--jsonl FILE] [--allow-missing]\n"
-    "       qosim sweep plot DIR --metric M --x AXIS [--y AXIS] [--task T] [--phase P]\n"
-    "                            [--where AXIS=VALUE]... -o FILE.svg|FILE.png|-\n"
+    "       qosim sweep plot DIR [--metric M] [--x AXIS] [--y AXIS] [--task T] [--phase P]\n"
+    "                            [--where AXIS=VALUE]... [--logx] -o FILE.svg|FILE.png|-\n"
     "       qosim sweep point DIR INDEX | --list FILE   (what each SLURM array task runs)\n"
     "A sweep file (docs/sweeps.md) sets scenario keys over axes; plan writes each\n"
     "point as a complete scenario into DIR; run runs the points not done yet (a\n"
@@ -94,7 +96,7 @@ static int cmd_plan(int argc, char **argv)
         /* A bad sweep file is bad input as a bad scenario is to run. */
         return e.code == -QOSIM_EIO || e.code == -QOSIM_ENOMEM ? 1 : 2;
     }
-    printf("%zu points planned in %s\n", n, dir);
+    printf("%zu point%s planned in %s\n", n, n == 1 ? "" : "s", dir);
     return 0;
 }
 
@@ -148,6 +150,49 @@ static enum sweep_state *states(const struct sweep *sw, size_t cnt[3])
     return st;
 }
 
+/* An output that would replace one of the sweep's own files (its
+ * manifest, its sweep file, anything under points/ or slurm/) is refused. */
+static int own_file(const struct sweep *sw, const char *opt, const char *path, struct err *e)
+{
+    char top[PATH_MAX], dir[PATH_MAX], rp[PATH_MAX * 2 + 2];
+    if (!path || !strcmp(path, "-") || !realpath(sw->dir, top))
+        return 0;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    snprintf(rp, sizeof rp, "%.*s", slash ? (int)(slash - path + (slash == path)) : 1,
+             slash ? path : ".");
+    if (!realpath(rp, dir))
+        return 0; /* the output's own check says why */
+    snprintf(rp, sizeof rp, "%s/%s", dir, base);
+    size_t n = strlen(top);
+    if (strncmp(rp, top, n) || rp[n] != '/')
+        return 0;
+    const char *in = rp + n + 1;
+    if (!strcmp(in, "manifest.tsv") || !strcmp(in, "sweep.yaml") || !strcmp(in, "run.lock") ||
+        !strcmp(in, "points") || !strncmp(in, "points/", 7) || !strcmp(in, "slurm") ||
+        !strncmp(in, "slurm/", 6))
+        return err_set(e, -QOSIM_EINVAL, "%s %s would replace the sweep's own %s", opt, path, in);
+    return 0;
+}
+
+/* One run of a sweep folder at a time (two would run every point twice):
+ * an exclusive lock on DIR/run.lock, held until the command ends. */
+static int lock_sweep(const struct sweep *sw, struct err *e)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/run.lock", sw->dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return err_set(e, -QOSIM_EIO, "%s: %s", path, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB)) {
+        close(fd);
+        return err_set(e, -QOSIM_EINVAL,
+                       "%s: another 'qosim sweep run' is running on this folder (%s is locked)",
+                       sw->dir, path);
+    }
+    return fd; /* closed at exit, which ends the lock */
+}
+
 /* The point's last run failed, under this key or an older one (its input
  * changed since, as when the input is what was fixed). */
 static int record_failed(const struct sweep *sw, size_t i)
@@ -172,7 +217,9 @@ static int cmd_run(int argc, char **argv)
         const char *v;
         if ((v = cli_optval(argc, argv, &i, "--executor", &missing)))
             ex = v;
-        else if ((v = cli_optval(argc, argv, &i, "-j", &missing))) {
+        else if ((v = !strncmp(argv[i], "-j", 2) && argv[i][2] && argv[i][2] != '='
+                          ? argv[i] + 2 /* -j2, as make and xargs take it */
+                          : cli_optval(argc, argv, &i, "-j", &missing))) {
             if (parse_count(v, &o.jobs))
                 return bad_usage("-j wants a count above 0, not '%s'", v);
         } else if ((v = cli_optval(argc, argv, &i, "--partition", &missing)))
@@ -203,6 +250,9 @@ static int cmd_run(int argc, char **argv)
                                                            : NULL;
     if (!exec)
         return bad_usage("--executor is local or slurm, not '%s'", ex);
+    if (exec == &sweep_exec_local && (o.partition || o.time || o.mem || o.throttle || o.max_array))
+        return bad_usage("%s", "--partition, --time, --mem, --throttle and --max-array are "
+                               "--executor slurm's");
     char self[PATH_MAX];
     if (self_path(self, sizeof self)) {
         cli_error("sweep", "cannot find the qosim binary (/proc/self/exe)");
@@ -212,7 +262,7 @@ static int cmd_run(int argc, char **argv)
     struct sweep sw;
     struct err e;
     struct conf c = {0};
-    if (sweep_open(&sw, dir, &e) ||
+    if (sweep_open(&sw, dir, &e) || lock_sweep(&sw, &e) < 0 ||
         (exec == &sweep_exec_slurm && slurm_defaults(&sw, &o, &c, &e))) {
         cli_error("sweep", "%s", e.msg);
         conf_free(&c);
@@ -239,9 +289,9 @@ static int cmd_run(int argc, char **argv)
             t.interrupted);
     if (failed && !rc)
         fprintf(stderr,
-                "%zu points failed: 'qosim sweep status %s' says why; --retry-failed runs "
+                "%zu point%s failed: 'qosim sweep status %s' says why; --retry-failed runs "
                 "them again\n",
-                failed, dir);
+                failed, failed == 1 ? "" : "s", dir);
     free(todo);
     free(st);
     conf_free(&c);
@@ -321,8 +371,15 @@ static int cmd_status(int argc, char **argv)
         if (st[i] == SWEEP_FAILED) {
             fputs(": ", stdout);
             failure(&sw, i, stdout);
-        } else
+        } else {
             shown++;
+            /* What --retry-failed also takes: its last run failed, and
+             * something it reads has changed since. */
+            if (record_failed(&sw, i)) {
+                fputs(": its last run failed, and an input changed since: ", stdout);
+                failure(&sw, i, stdout);
+            }
+        }
         putchar('\n');
     }
     if (cnt[SWEEP_PENDING] > shown)
@@ -355,10 +412,12 @@ static int cmd_collect(int argc, char **argv)
         return bad_usage("%s", "collect needs the sweep folder");
     struct sweep sw;
     struct err e;
-    if (sweep_open(&sw, dir, &e) || sweep_collect(&sw, &o, &e)) {
+    if (sweep_open(&sw, dir, &e) || own_file(&sw, "--csv", o.csv, &e) ||
+        own_file(&sw, "--jsonl", o.jsonl, &e) || sweep_collect(&sw, &o, &e)) {
         cli_error("sweep", "%s", e.msg);
         sweep_close(&sw);
-        return 1;
+        /* Outputs that clash are bad usage, as for every command. */
+        return e.code == -QOSIM_EINVAL ? 2 : 1;
     }
     sweep_close(&sw);
     return 0;
@@ -406,7 +465,8 @@ static int cmd_plot(int argc, char **argv)
     o.where = where;
     struct sweep sw = {0};
     struct err e;
-    if (!rc && (sweep_open(&sw, dir, &e) || sweep_plot(&sw, &o, &e))) {
+    if (!rc &&
+        (sweep_open(&sw, dir, &e) || own_file(&sw, "-o", o.out, &e) || sweep_plot(&sw, &o, &e))) {
         cli_error("sweep", "%s", e.msg);
         rc = e.code == -QOSIM_EINVAL ? 2 : 1;
     }
@@ -494,10 +554,11 @@ int cli_sweep(int argc, char **argv)
         fputs(usage, stderr);
         return 2;
     }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        fputs(usage, stdout);
-        return 0;
-    }
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return 0;
+        }
     for (size_t i = 0; i < sizeof sub / sizeof *sub; i++)
         if (!strcmp(argv[1], sub[i].name))
             return sub[i].run(argc - 1, argv + 1);

@@ -46,7 +46,8 @@ struct axis {
     struct conf_node **val; /* what each value sets */
     char **label;           /* and how the manifest shows it */
     unsigned nval;
-    int group; /* its zip group, or -1 */
+    int group;  /* its zip group, or -1 */
+    char *path; /* where its key is in the base scenario, as messages name it */
 };
 
 struct excl {
@@ -56,7 +57,8 @@ struct excl {
 };
 
 struct plan {
-    struct conf c; /* the sweep file */
+    struct conf c;              /* the sweep file */
+    struct conf_node *basenode; /* its base: */
     char sdir[PATH_MAX], bdir[PATH_MAX], bname[PATH_MAX + 16];
     char *btext; /* the base scenario's text */
     size_t blen;
@@ -183,6 +185,24 @@ static struct conf_node *item_named(struct conf_node *s, const char *name)
     return NULL;
 }
 
+/* The key of map n, or the name of an item of list n, that a misspelt
+ * step most likely meant (conf_closest), or NULL. */
+static const char *closest_step(struct conf_node *n, const struct seg *g)
+{
+    const char *names[65];
+    unsigned k = 0;
+    for (unsigned i = 0; i < n->nkids && k < 64; i++) {
+        struct conf_node *c = &n->kids[i], *nm;
+        if (g->key && c->key)
+            names[k++] = c->key;
+        else if (g->item && c->type == CONF_MAP && (nm = map_find(c, "name")) &&
+                 nm->type == CONF_SCALAR)
+            names[k++] = nm->val;
+    }
+    names[k] = NULL;
+    return conf_closest(names, g->key ? g->key : g->item);
+}
+
 /* The node a's path names in the tree under root; a last map key that is
  * absent is added (the scenario's own check then says whether it may be
  * there). NULL with e naming the step that does not exist. */
@@ -222,12 +242,16 @@ static struct conf_node *resolve(struct plan *p, const struct axis *a, struct co
         else
             next = g->idx < n->nkids ? &n->kids[g->idx] : NULL;
         if (!next) {
+            const char *hint = g->key || g->item ? closest_step(n, g) : NULL;
+            char dym[96] = "";
+            if (hint)
+                snprintf(dym, sizeof dym, " (did you mean '%.64s'?)", hint);
             if (g->key)
-                conf_error(&p->c, a->keynode, e, "'%s': %s has no key '%s'", a->keynode->val, at,
-                           g->key);
+                conf_error(&p->c, a->keynode, e, "'%s': %s has no key '%s'%s", a->keynode->val, at,
+                           g->key, dym);
             else if (g->item)
-                conf_error(&p->c, a->keynode, e, "'%s': %s has no item named '%s'", a->keynode->val,
-                           at, g->item);
+                conf_error(&p->c, a->keynode, e, "'%s': %s has no item named '%s'%s",
+                           a->keynode->val, at, g->item, dym);
             else
                 conf_error(&p->c, a->keynode, e, "'%s': %s has %u items, so no [%u]",
                            a->keynode->val, at, n->nkids, g->idx);
@@ -745,8 +769,8 @@ static int fix_paths(struct plan *p, struct point *pt, struct err *e)
             rc = abs_path(p, pt, n, ax, 1, e);
         if (!rc && (n = map_find(w, "stdin")))
             rc = abs_path(p, pt, n, ax, 1, e);
-        if (!rc && (n = map_find(w, "stdout")))
-            rc = abs_path(p, pt, n, ax, 0, e);
+        /* stdout stays as written: a relative one is each point's own,
+         * in its folder, where its program runs. */
         struct conf_node *prog = map_find(w, "program");
         if (!rc && prog) {
             int pax = ax || was_set(pt, prog);
@@ -816,7 +840,8 @@ static int point_text(struct plan *p, size_t k, char **text, size_t *len, FILE *
     if (!rc && !f)
         rc = oom(e);
     if (f) {
-        fprintf(f, "# %s of sweep %s\n", name, p->c.file);
+        /* Not the sweep file's name as typed: the key hashes this line. */
+        fprintf(f, "# %s of the sweep planned in ../../sweep.yaml\n", name);
         if (conf_write(f, pt.c.root, 0))
             rc = oom(e);
         if (fclose(f))
@@ -884,10 +909,8 @@ static int point_check(struct plan *p, size_t k, struct err *e)
             if (!strncmp(m, "scenario.yaml:", 14) && strstr(m + 14, ": "))
                 m = strstr(m + 14, ": ") + 2;
             snprintf(msg, sizeof msg, "%s", m);
-            if (a)
-                rc = conf_error(&p->c, a->node, e, "%s: %s", name, msg);
-            else
-                rc = err_set(e, rc, "%s: %s: %s", p->c.file, name, msg);
+            /* A key no axis sets is the base's: its line. */
+            rc = conf_error(&p->c, a ? a->node : p->basenode, e, "%s: %s", name, msg);
         }
     } else {
         char msg[sizeof e->msg];
@@ -964,15 +987,17 @@ static int prepare_dir(const char *dir, int *fresh, struct err *e)
     if (!d)
         return err_set(e, -QOSIM_EIO, "%s: %s", dir, strerror(errno));
     struct dirent *de;
-    int empty = 1, sweep = 0;
+    int other = 0, sweep = 0;
     while ((de = readdir(d))) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
             continue;
-        empty = 0;
         sweep |= !strcmp(de->d_name, "manifest.tsv");
+        /* A plan that was interrupted wrote points (and perhaps the sweep
+         * file) but no manifest yet: it is planned again. */
+        other += strcmp(de->d_name, "points") && strcmp(de->d_name, "sweep.yaml");
     }
     closedir(d);
-    if (!empty && !sweep)
+    if (other && !sweep)
         return err_set(e, -QOSIM_EINVAL,
                        "%s exists and is not a sweep folder (no manifest.tsv): name a new or "
                        "empty folder",
@@ -1057,9 +1082,25 @@ static void plan_free(struct plan *p)
     conf_free(&p->c);
 }
 
+/* Paths a and b name one place, or one holds the other. */
+static int overlap(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), l = la < lb ? la : lb;
+    return !strncmp(a, b, l) && (la == lb || strchr(".[", la < lb ? b[l] : a[l]));
+}
+
 static int read_sweep(struct plan *p, const char *file, struct err *e)
 {
     int rc = conf_load_file(&p->c, file, e);
+    /* libyaml's word for a bracket in a flow mapping: say what to do. */
+    if (rc == -QOSIM_EPARSE && strstr(e->msg, "did not find expected ',' or '}'")) {
+        char msg[sizeof e->msg];
+        snprintf(msg, sizeof msg, "%s", e->msg);
+        return err_set(e, rc,
+                       "%.400s (a key path with brackets in a {...} mapping is quoted: "
+                       "{key: \"tasks[0].cpu\", ...})",
+                       msg);
+    }
     if (rc)
         return rc;
     struct conf_node *root = p->c.root;
@@ -1068,6 +1109,7 @@ static int read_sweep(struct plan *p, const char *file, struct err *e)
         (rc = abs_dir(file, p->sdir, e)))
         return rc;
     struct conf_node *b = conf_get(root, "base"), *axes = conf_get(root, "axes");
+    p->basenode = b;
     if (!b)
         return conf_error(&p->c, root, e, "missing key 'base' (the scenario to sweep)");
     if (!axes)
@@ -1090,14 +1132,36 @@ static int read_sweep(struct plan *p, const char *file, struct err *e)
             if (!strcmp(p->ax[j].name, a->name))
                 rc = conf_error(&p->c, a->node, e,
                                 "two axes are called '%s' (give one a name: different)", a->name);
-        /* Its key must name a place in the scenario. */
-        if (!rc && a->keynode && !resolve(p, a, base.root, e))
+        /* Its key must name a place in the scenario, and one no other axis
+         * sets, itself or a part of it: the manifest would label points
+         * with values they do not have. */
+        struct conf_node *at = !rc && a->keynode ? resolve(p, a, base.root, e) : NULL;
+        if (!rc && a->keynode && !at)
             rc = -QOSIM_EPARSE;
+        if (at) {
+            char path[512];
+            conf_path(at, path, sizeof path);
+            if (!(a->path = own(p, strdup(path))))
+                rc = oom(e);
+            for (unsigned j = 0; !rc && j + 1 < p->nax; j++)
+                if (p->ax[j].path && overlap(p->ax[j].path, a->path))
+                    rc = conf_error(&p->c, a->keynode, e,
+                                    "'%s' (%s) overlaps what axis '%s' sets (line %u, %s): a "
+                                    "key has one axis",
+                                    a->keynode->val, a->path, p->ax[j].name, p->ax[j].keynode->line,
+                                    p->ax[j].path);
+        }
     }
     conf_free(&base);
     struct conf_node *n;
     if (!rc && (n = conf_get(root, "zip")))
         rc = read_zip(p, n, e);
+    for (unsigned i = 0; !rc && i < p->nax; i++)
+        if (!p->ax[i].keynode && p->ax[i].group < 0)
+            rc = conf_error(&p->c, p->ax[i].node, e,
+                            "axis '%s' sets no key, so its points would all be the same: zip it "
+                            "with the axes it labels (zip: [[%s, ...]]) or give it a key",
+                            p->ax[i].name, p->ax[i].name);
     if (!rc)
         rc = check_repeats(p, e);
     if (!rc && (n = conf_get(root, "exclude")))

@@ -414,17 +414,39 @@ static int plot_together(const struct plot *p, size_t i, size_t k)
     return 1;
 }
 
-/* Axis a is a function of x: no two drawn points with one x value differ
- * in it (a zipped axis, or one --where fixed). */
-static int plot_follows_x(const struct plot *p, unsigned a)
+/* Axis a is a function of x and axis by (-1: x alone): no two drawn
+ * points with the same values of those differ in it (a zipped axis, or
+ * one --where fixed). */
+static int plot_follows(const struct plot *p, unsigned a, int by)
 {
     const struct sweep *sw = p->sw;
     for (size_t i = 0; i < sw->npoint; i++)
         for (size_t k = i + 1; p->on[i] && k < sw->npoint; k++)
             if (p->on[k] && !strcmp(sw->val[i][p->x.a], sw->val[k][p->x.a]) &&
+                (by < 0 || !strcmp(sw->val[i][by], sw->val[k][by])) &&
                 strcmp(sw->val[i][a], sw->val[k][a]))
                 return 0;
     return 1;
+}
+
+static int plot_follows_x(const struct plot *p, unsigned a)
+{
+    return plot_follows(p, a, -1);
+}
+
+/* Among the axes that vary with x held (cand[0..n)), the first that the
+ * others follow (axes zipped together are told apart by any one of them),
+ * or -1. */
+static int plot_leader(const struct plot *p, const unsigned *cand, size_t n)
+{
+    for (size_t s = 0; s < n; s++) {
+        size_t k = 0;
+        while (k < n && (k == s || plot_follows(p, cand[k], (int)cand[s])))
+            k++;
+        if (k == n)
+            return (int)cand[s];
+    }
+    return -1;
 }
 
 /* x when none was named: the one axis that varies, other than y. */
@@ -455,22 +477,25 @@ static int plot_pick_series(struct plot *p, struct err *e)
 {
     char list[400];
     size_t len = 0, n = 0;
+    unsigned *cand = malloc((p->sw->naxis + 1) * sizeof *cand);
+    if (!cand)
+        return err_set(e, -QOSIM_ENOMEM, "out of memory");
     list[0] = '\0';
     for (unsigned a = 0; a < p->sw->naxis; a++) {
         if ((int)a == p->x.a || !plot_varies(p, a) || plot_follows_x(p, a))
             continue;
-        if (!n++)
-            p->s.a = (int)a;
+        cand[n++] = a;
         if (len < sizeof list)
             len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", n > 1 ? ", " : "",
                                     p->sw->axis[a]);
     }
-    if (n <= 1)
+    p->s.a = n ? plot_leader(p, cand, n) : -1;
+    free(cand);
+    if (n <= 1 || p->s.a >= 0)
         return 0;
-    p->s.a = -1;
     return err_set(e, -QOSIM_EINVAL,
-                   "over %s, %s all vary: one line per value of one of them is drawn, so fix the "
-                   "others with --where AXIS=VALUE (or draw a heatmap with --y AXIS)",
+                   "with x = %s, %s vary apart: one line per value of one of them is drawn, so "
+                   "fix the others with --where AXIS=VALUE (or draw a heatmap with --y AXIS)",
                    p->sw->axis[p->x.a], list);
 }
 

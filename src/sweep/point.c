@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,11 +22,31 @@
  * the reason is. */
 #define POINT_TAIL 2048
 
+/* Temporaries a run or a record write left when it was killed outright
+ * (SIGKILL): the point is about to be written again, by this process
+ * alone. */
+static void remove_stale(const struct sweep *sw, size_t i)
+{
+    char pat[4300];
+    glob_t g;
+    sweep_point_path(sw, i, "*.json.tmp.??????", pat, sizeof pat);
+    if (glob(pat, 0, NULL, &g))
+        return;
+    for (size_t k = 0; k < g.gl_pathc; k++)
+        unlink(g.gl_pathv[k]);
+    globfree(&g);
+}
+
 int sweep_point_start(const struct sweep *sw, size_t i, const char *qosim, pid_t *pid,
                       struct err *e)
 {
-    char scen[4300], res[4300], errf[4300];
-    sweep_point_path(sw, i, "scenario.yaml", scen, sizeof scen);
+    remove_stale(sw, i);
+    char rel[4300], scen[PATH_MAX + 4300], res[4300], errf[4300];
+    sweep_point_path(sw, i, "scenario.yaml", rel, sizeof rel);
+    /* Absolute, as the result's "scenario" names it: the same wherever
+     * the sweep was run from. */
+    if (!realpath(rel, scen))
+        snprintf(scen, sizeof scen, "%s", rel);
     sweep_point_path(sw, i, "result.json", res, sizeof res);
     sweep_point_path(sw, i, "stderr", errf, sizeof errf);
     int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);

@@ -178,6 +178,54 @@ base: scen.yaml
 axes:
   - {key: seed, values: [1], range: {from: 1, to: 2}}
 Y
+badsw "two axes setting one key" \
+    "bad.yaml:4: axes[1].key: 'seed' (seed) overlaps what axis 'seed' sets (line 3, seed): a key has one axis" <<'Y'
+base: scen.yaml
+axes:
+  - {key: seed, values: [1, 2]}
+  - {name: s2, key: seed, values: [3, 4]}
+Y
+badsw "an axis setting what holds another's key" \
+    "bad.yaml:6: axes[1].key: 'tasks[a].workload' (tasks[0].workload) overlaps what axis 'wss' sets (line 4, tasks[0].workload.wss): a key has one axis" <<'Y'
+base: scen.yaml
+axes:
+  - name: wss
+    key: tasks[a].workload.wss
+    values: [8K]
+  - key: tasks[a].workload
+    values: [{pattern: seq}]
+Y
+badsw "a label axis zipped with nothing" \
+    "bad.yaml:3: axes[0]: axis 'label' sets no key, so its points would all be the same: zip it with the axes it labels (zip: [[label, ...]]) or give it a key" <<'Y'
+base: scen.yaml
+axes:
+  - {name: label, values: [1, 2]}
+Y
+badsw "a bracketed path unquoted in a flow mapping" \
+    "bad.yaml:3: did not find expected ',' or '}' (a key path with brackets in a {...} mapping is quoted: {key: \"tasks[0].cpu\", ...})" <<'Y'
+base: scen.yaml
+axes:
+  - {key: tasks[0].cpu, values: [0, 1]}
+Y
+badsw "a misspelt step of a path" \
+    "bad.yaml:3: axes[0].key: 'tasks[a].worklod.wss': tasks[0] has no key 'worklod' (did you mean 'workload'?)" <<'Y'
+base: scen.yaml
+axes:
+  - key: tasks[a].worklod.wss
+    values: [8K]
+Y
+badsw "a key no axis sets, made wrong by one that does: the base's line" \
+    "bad.yaml:1: base: point 0000 (duration=40us): phases[1].at: starts at or after the end of the run" <<'Y'
+base:
+  platform: tiny.yaml
+  duration: 100us
+  tasks: [{name: a, cpu: 0, workload: {pattern: seq}}]
+  phases: [{name: one, at: 0us}, {name: two, at: 50us}]
+axes:
+  - {key: duration, values: [40us]}
+Y
+mkdir -p unfinished/points/0000
+expect "plan: a folder an interrupted plan left is planned again" 0 "$QOSIM" sweep plan sw.yaml -o unfinished
 mkdir notsweep && echo keep >notsweep/mine
 expect "plan: a folder that is not a sweep is refused" 2 "$QOSIM" sweep plan sw.yaml -o notsweep
 same "plan: ... and left as it was" "$(ls notsweep)" mine
@@ -220,7 +268,7 @@ expect "plan again: ... and those left are done" 0 "$QOSIM" sweep status s1
 cat >long.yaml <<'Y'
 base: scen.yaml
 axes:
-  - {key: duration, values: [8ms, 9ms]}
+  - {key: duration, values: [30ms, 31ms]}
   - {key: seed, range: {from: 1, to: 4}}
 Y
 for sig in INT KILL; do
@@ -233,6 +281,8 @@ for sig in INT KILL; do
         [ "$(ls lout/points/*/record.json 2>/dev/null | wc -l)" -ge 2 ] && break
         sleep 0.05
     done
+    expect "SIG$sig: a second run of the folder meanwhile is refused" 1 "$QOSIM" sweep run lout
+    has "SIG$sig: ... saying why" "$TMP/err" "another 'qosim sweep run' is running on this folder"
     kill -$sig $pid
     { wait $pid; } 2>/dev/null
     rc=$?
@@ -240,12 +290,14 @@ for sig in INT KILL; do
     same "SIG$sig: the executor's status" "$rc" "$want"
     sleep 0.5 # SIGKILL: the runs end when their parent does
     same "SIG$sig: no run is left" "$(pgrep -f "$TMP/lout/" | wc -l)" 0
-    same "SIG$sig: no temporary file is left" "$(find lout -name '*.tmp*' -o -name '.*' -type f | wc -l)" 0
     "$QOSIM" sweep status lout >"$TMP/st"
     claim "SIG$sig: some points done, some pending, none failed" \
         awk 'NR == 1 { exit !($3 >= 2 && $3 < 8 && $5 == 0 && $7 > 0) }' "$TMP/st"
     expect "SIG$sig: run again finishes the sweep" 0 "$QOSIM" sweep run lout
     has "SIG$sig: ... running only what was left" "$TMP/err" "^8 points: $(awk 'NR == 1 { print $3 }' "$TMP/st") done"
+    # (SIGKILL may catch a record being written: the next run removes what
+    # it left.)
+    same "SIG$sig: no temporary file is left" "$(find lout -name '*.tmp*' -o -name '.*' -type f | wc -l)" 0
 done
 
 # A trace whose later record is bad: the plan opens it, the run fails.
@@ -276,6 +328,11 @@ has "failed: ... runs only the failed points" "$TMP/err" '^27 points: 17 done, 0
 expect "failed: ... the pending one is left" 1 "$QOSIM" sweep status zout
 same "failed: ... to plain run" "$(head -1 "$TMP/out")" "27 points: 26 done, 0 failed, 1 pending"
 expect "failed: ... which runs it" 0 "$QOSIM" sweep run zout
+cp zout/manifest.tsv manifest.before
+expect "collect: an output on the sweep's own manifest is refused" 2 "$QOSIM" sweep collect zout --jsonl zout/manifest.tsv
+claim "collect: ... and the manifest is intact" cmp zout/manifest.tsv manifest.before
+expect "collect: ... as is one on a point's result" 2 "$QOSIM" sweep collect zout --csv zout/points/0000/result.json
+has "collect: ... naming it" "$TMP/err" "would replace the sweep's own points/0000/result.json"
 expect "collect: all done" 0 "$QOSIM" sweep collect zout
 same "collect: a row per point" "$(sed 1d zout/results.csv | wc -l)" 27
 same "collect: the header" "$(head -1 zout/results.csv | cut -d, -f1-9)" "point,ways,cap,trace,duration,phase,task,instructions,cycles"
@@ -289,6 +346,9 @@ if command -v gnuplot >/dev/null; then
     expect "plot: lines over an axis" 0 "$QOSIM" sweep plot zout --metric ipc --x duration \
         --where trace=traces/a.lackey --where ways=1 -o p.svg
     has "plot: ... an SVG" p.svg '<svg'
+    expect "plot: axes zipped together are one series" 0 "$QOSIM" sweep plot zout --metric ipc \
+        --x duration --where trace=traces/a.lackey -o z.svg
+    has "plot: ... named by the first of them" z.svg '>ways<'
     expect "plot: a heatmap over two" 0 "$QOSIM" sweep plot zout --metric misses.L1D --x ways \
         --y duration --where trace=traces/b.lackey -o h.svg
     has "plot: ... an SVG" h.svg '<svg'
@@ -307,6 +367,9 @@ expect "point: --list needs an array task" 2 env -u SLURM_ARRAY_TASK_ID "$QOSIM"
 expect "point: a point the sweep lacks" 1 "$QOSIM" sweep point s1 99
 expect "usage: run needs a folder" 2 "$QOSIM" sweep run
 expect "usage: -j 0" 2 "$QOSIM" sweep run s1 -j 0
+expect "usage: -j2 as make takes it" 0 "$QOSIM" sweep run s1 -j2
+expect "usage: a SLURM option with the local executor" 2 "$QOSIM" sweep run s1 --partition batch
+expect "usage: --help of a subcommand" 0 "$QOSIM" sweep plan --help
 expect "usage: an unknown executor" 2 "$QOSIM" sweep run s1 --executor pbs
 has "usage: ... names it" "$TMP/err" "--executor is local or slurm, not 'pbs'"
 expect "usage: an unknown subcommand" 2 "$QOSIM" sweep launch out

@@ -511,7 +511,7 @@ static void test_plot_refusals(void **state)
         int rc;
         const char *msg;
     } bad[] = {
-        {{.x = "ways"}, -QOSIM_EINVAL, "over ways, mix, seed all vary"},
+        {{.x = "ways"}, -QOSIM_EINVAL, "with x = ways, mix, seed vary apart"},
         {{0}, -QOSIM_EINVAL, "choose the x axis with --x (these vary: ways, mix, seed)"},
         {{.x = "ways", .y = "mix"},
          -QOSIM_EINVAL,
