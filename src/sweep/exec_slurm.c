@@ -370,8 +370,11 @@ static int submit(const char *dir, const char *script, size_t n, const struct sw
     errno = 0;
     *id = strtoul(c.out, &end, 10);
     if (!cmd_ok(&c) || end == c.out || errno || (*end && *end != ';' && *end != '\n'))
-        rc = err_set(e, -QOSIM_ECHILD, "sbatch of %s: %s", script,
-                     cmd_ok(&c) ? "no job id in its output" : cmd_why(&c));
+        rc = err_set(e, -QOSIM_ECHILD, "sbatch of %s: %s%s", script,
+                     cmd_ok(&c) ? "no job id in its output" : cmd_why(&c),
+                     strstr(c.err, "configuration source")
+                         ? " (no SLURM here? sbatch reads $SLURM_CONF or /etc/slurm/slurm.conf)"
+                         : "");
     else if (c.nerr)
         fputs(c.err, stderr); /* its warnings: a site's submit filter may say something */
     cmd_free(&c);
@@ -687,7 +690,12 @@ static int submit_all(const char *dir, struct pt *pts, size_t np, const struct s
             idx[k] = pts[from + k].i;
         unsigned long id;
         if (!(rc = write_batch(dir, idx, m, o->qosim, list, script, sizeof list, e)) &&
-            !(rc = submit(dir, script, m, o, &id, e))) {
+            (rc = submit(dir, script, m, o, &id, e))) {
+            /* Not submitted: its files would only mislead. */
+            unlink(list);
+            unlink(script);
+        }
+        if (!rc) {
             ids[(*nid)++] = id;
             for (size_t k = 0; k < m; k++) {
                 pts[from + k].job = id;

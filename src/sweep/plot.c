@@ -727,8 +727,12 @@ static void plot_heat(FILE *f, const struct plot *p, int png)
         if (p->sel[i] && !p->on[i] && !isnan(x) && !isnan(y) && !plot_cell_drawn(p, i))
             fprintf(f, "set label 'none' at %.17g,%.17g center front tc rgb '#404040'\n", x, y);
     }
+    /* One value everywhere still needs a range (gnuplot warns of an empty
+     * one otherwise). */
     if (p->vmax > p->vmin)
         fprintf(f, "set cbrange [%.17g:%.17g]\n", p->vmin, p->vmax);
+    else
+        fprintf(f, "set cbrange [%.17g:%.17g]\n", p->vmin - 1, p->vmax + 1);
     /* Each cell's value, in white on the darker cells. */
     for (size_t i = 0; p->x.n * p->y.n <= PLOT_CELLS && i < sw->npoint; i++) {
         if (!p->on[i])
@@ -785,9 +789,12 @@ static int plot_layout(struct plot *p, struct err *e)
         rc = plot_place(p, &p->s, 0, e);
     if (!rc && p->y.a >= 0)
         rc = plot_place(p, &p->y, 0, e);
-    if (!rc && p->o->logx && (p->y.a >= 0 || !p->x.num || p->x.at[0] <= 0))
+    if (!rc && p->o->logx && p->y.a >= 0)
         rc = err_set(e, -QOSIM_EINVAL,
-                     "--logx: %s's values are not all positive numbers on a line plot's x axis",
+                     "--logx is for a line plot; a heatmap's cells are evenly "
+                     "spaced");
+    else if (!rc && p->o->logx && (!p->x.num || p->x.at[0] <= 0))
+        rc = err_set(e, -QOSIM_EINVAL, "--logx: %s's values are not all positive numbers",
                      p->sw->axis[p->x.a]);
     return rc;
 }

@@ -537,6 +537,9 @@ static void test_plot_refusals(void **state)
         {{.x = "mix", .logx = 1, .where = (const char *[]){"seed=1"}, .nwhere = 1},
          -QOSIM_EINVAL,
          "--logx: mix's values are not all positive numbers"},
+        {{.x = "ways", .y = "seed", .logx = 1, .where = (const char *[]){"mix=a"}, .nwhere = 1},
+         -QOSIM_EINVAL,
+         "--logx is for a line plot"},
     };
     struct sweep sw;
     struct err e = {0};
