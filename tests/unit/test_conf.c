@@ -1141,6 +1141,57 @@ static void test_mutations(void **state)
     }
 }
 
+/* ---- writing ---- */
+
+/* Two trees are the same: types, keys, values and their quoting. */
+static void same_tree(const struct conf_node *a, const struct conf_node *b)
+{
+    assert_int_equal(a->type, b->type);
+    assert_int_equal(a->nkids, b->nkids);
+    if (a->key || b->key)
+        assert_string_equal(a->key, b->key);
+    if (a->type == CONF_SCALAR) {
+        assert_string_equal(a->val, b->val);
+        assert_int_equal(a->plain, b->plain);
+    }
+    for (unsigned i = 0; i < a->nkids; i++)
+        same_tree(&a->kids[i], &b->kids[i]);
+}
+
+/* What conf_write writes reads back as the same tree, in block style and
+ * in one flow line; a quoted scalar stays quoted, so that a string that
+ * reads as a number (or as YAML syntax) keeps what it was. */
+static void test_write_round_trip(void **state)
+{
+    (void)state;
+    static const char *const docs[] = {
+        "a: 1\nb: [x, \"0x10\", 'y z']\nc:\n  d: {e: f, g: ''}\n  h:\n    - {i: 1}\n    - j\n",
+        "- plain\n- \"quoted: colon\"\n- '#hash'\n- [1, [2, 3]]\n",
+        "s: \"line\\nbreak\"\nu: \"caf\u00e9\"\n",
+    };
+    for (size_t k = 0; k < sizeof docs / sizeof *docs; k++)
+        for (int flow = 0; flow < 2; flow++) {
+            struct conf a, b;
+            struct err e = {0};
+            load(&a, docs[k]);
+            char *text = NULL;
+            size_t len = 0;
+            FILE *f = open_memstream(&text, &len);
+            assert_non_null(f);
+            assert_int_equal(conf_write(f, a.root, flow), 0);
+            assert_int_equal(fclose(f), 0);
+            if (conf_load_mem(&b, F, text, len, &e))
+                fail_msg("doc %zu (flow %d) does not read back: %s\n%s", k, flow, e.msg, text);
+            /* Flow style is one line: its only line break ends it. */
+            if (flow)
+                assert_ptr_equal(strchr(text, '\n'), text + len - 1);
+            same_tree(a.root, b.root);
+            free(text);
+            conf_free(&a);
+            conf_free(&b);
+        }
+}
+
 int main(void)
 {
     rng_seed(&rng_s, 1, 0);
@@ -1183,6 +1234,7 @@ int main(void)
         cmocka_unit_test(test_keys_suggestions),
         cmocka_unit_test(test_keys_and_unused),
         cmocka_unit_test(test_mutations),
+        cmocka_unit_test(test_write_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
