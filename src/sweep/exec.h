@@ -8,6 +8,7 @@
 
 #include "sweep.h"
 
+#include <signal.h>
 #include <sys/types.h>
 
 /* Executor options: from the command line, else the sweep file's `slurm:`
@@ -46,9 +47,10 @@ int sweep_point_start(const struct sweep *sw, size_t i, const char *qosim, pid_t
                       struct err *e);
 /* After that child ended with wait status ws, wall seconds after it
  * started: writes record.json for key (SLURM's job and task ids are taken
- * from the environment when set). */
+ * from the environment when set); *ok (when not NULL) says whether the
+ * record says "ok". */
 int sweep_point_finish(const struct sweep *sw, size_t i, const char key[SWEEP_KEY_HEX], int ws,
-                       double wall, struct err *e);
+                       double wall, int *ok, struct err *e);
 /* A failed record for a point whose run left none, though it was started
  * (an array task killed, out of memory, or its node lost): why says so. */
 int sweep_point_lost(const struct sweep *sw, size_t i, const char key[SWEEP_KEY_HEX],
@@ -59,5 +61,10 @@ int sweep_point_run(const struct sweep *sw, size_t i, const char *qosim, struct 
 
 /* Seconds on a monotonic clock. */
 double sweep_now(void);
+
+/* SIGINT and SIGTERM to handler h, without SA_RESTART (so that a wait
+ * ends when one comes); old keeps what they were, for sweep_uncatch. */
+void sweep_catch(void (*h)(int), struct sigaction old[2]);
+void sweep_uncatch(const struct sigaction old[2]);
 
 #endif

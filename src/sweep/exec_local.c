@@ -52,14 +52,15 @@ static void progress(const struct sweep_tally *t, size_t n, unsigned running, do
 static void reap(const struct sweep *sw, struct slot *s, int ws, struct sweep_tally *t)
 {
     struct err e;
+    int ok = 0;
     /* A run that ended because the sweep was interrupted is not a failed
      * point: it has no record and runs again next time. */
     if (local_sig && !(WIFEXITED(ws) && !WEXITSTATUS(ws))) {
         t->interrupted++;
-    } else if (sweep_point_finish(sw, s->point, s->key, ws, sweep_now() - s->t0, &e)) {
+    } else if (sweep_point_finish(sw, s->point, s->key, ws, sweep_now() - s->t0, &ok, &e)) {
         fprintf(stderr, "\nqosim sweep: %s\n", e.msg);
         t->failed++;
-    } else if (sweep_state(sw, s->point, s->key) == SWEEP_DONE)
+    } else if (ok)
         t->done++;
     else
         t->failed++;
@@ -73,11 +74,9 @@ static int local_run(const struct sweep *sw, const size_t *todo, size_t n,
     struct slot *sl = calloc(jobs, sizeof *sl);
     if (!sl)
         return err_set(e, -QOSIM_ENOMEM, "out of memory");
-    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-    sigemptyset(&sa.sa_mask);
+    struct sigaction old[2];
     local_sig = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    sweep_catch(on_signal, old);
     double t0 = sweep_now();
     size_t next = 0;
     unsigned running = 0;
@@ -137,8 +136,7 @@ static int local_run(const struct sweep *sw, const size_t *todo, size_t n,
                      "interrupted: %zu points finished this time are kept, %zu not run",
                      t->done + t->failed, t->interrupted);
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    sweep_uncatch(old);
     free(sl);
     return rc;
 }

@@ -723,11 +723,9 @@ static int slurm_run(const struct sweep *sw, const size_t *todo, size_t n,
         free(ids);
         return err_set(e, -QOSIM_ENOMEM, "out of memory");
     }
-    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-    sigemptyset(&sa.sa_mask); /* no SA_RESTART: a signal ends a wait at once */
+    struct sigaction old[2];
     slurm_sig = slurm_nsig = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    sweep_catch(on_signal, old); /* no SA_RESTART: a signal ends a wait at once */
 
     size_t np = prepare(sw, todo, n, pts, t), nid = 0;
     char *idstr = NULL;
@@ -764,8 +762,7 @@ static int slurm_run(const struct sweep *sw, const size_t *todo, size_t n,
         else
             rc = err_set(e, -QOSIM_ECHILD, "interrupted before any array was submitted");
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    sweep_uncatch(old);
     free(idstr);
     free(ids);
     free(pts);

@@ -592,12 +592,6 @@ static int read_slurm(struct plan *p, struct conf_node *s, struct err *e)
     return rc;
 }
 
-static int read_file_text(const char *path, char **text, size_t *len, struct err *e)
-{
-    *text = sweep_read_file(path, len, e);
-    return *text ? 0 : e->code;
-}
-
 /* The folder of path, absolute. */
 static int abs_dir(const char *path, char *out, struct err *e)
 {
@@ -632,8 +626,7 @@ static int read_base(struct plan *p, struct conf_node *b, struct err *e)
     snprintf(path, sizeof path, "%s%s%s", b->val[0] == '/' ? "" : p->sdir,
              b->val[0] == '/' ? "" : "/", b->val);
     snprintf(p->bname, sizeof p->bname, "%s", b->val);
-    int rc = read_file_text(path, &p->btext, &p->blen, e);
-    if (rc)
+    if (!(p->btext = sweep_read_file(path, &p->blen, e)))
         return conf_error(&p->c, b, e, "%s", e->msg);
     return abs_dir(path, p->bdir, e);
 }
@@ -927,10 +920,10 @@ static int write_file(const char *path, const char *text, size_t len, struct err
 {
     /* Unchanged files are left alone, so a plan made again touches nothing
      * that did not change. */
-    char *old = NULL;
     size_t olen = 0;
     struct err scratch;
-    if (!read_file_text(path, &old, &olen, &scratch) && olen == len && !memcmp(old, text, len)) {
+    char *old = sweep_read_file(path, &olen, &scratch);
+    if (old && olen == len && !memcmp(old, text, len)) {
         free(old);
         return 0;
     }
@@ -1056,11 +1049,9 @@ static int write_points(struct plan *p, const char *dir, struct err *e)
     }
     fclose(f);
     snprintf(path, sizeof path, "%s/sweep.yaml", dir);
-    char *sw = NULL;
     size_t swlen = 0;
-    rc = read_file_text(p->c.file, &sw, &swlen, e);
-    if (!rc)
-        rc = write_file(path, sw, swlen, e);
+    char *sw = sweep_read_file(p->c.file, &swlen, e);
+    rc = sw ? write_file(path, sw, swlen, e) : e->code;
     free(sw);
     snprintf(path, sizeof path, "%s/manifest.tsv", dir);
     if (!rc)

@@ -164,13 +164,15 @@ static int write_record(const struct sweep *sw, size_t i, const char key[SWEEP_K
 }
 
 int sweep_point_finish(const struct sweep *sw, size_t i, const char key[SWEEP_KEY_HEX], int ws,
-                       double wall, struct err *e)
+                       double wall, int *ok, struct err *e)
 {
     char path[4300], tail[POINT_TAIL];
     sweep_point_path(sw, i, "result.json", path, sizeof path);
-    int ok = WIFEXITED(ws) && !WEXITSTATUS(ws) && !access(path, R_OK);
+    int good = WIFEXITED(ws) && !WEXITSTATUS(ws) && !access(path, R_OK);
     stderr_tail(sw, i, tail, sizeof tail);
-    return write_record(sw, i, key, ok, ws, tail, wall, e);
+    if (ok)
+        *ok = good;
+    return write_record(sw, i, key, good, ws, tail, wall, e);
 }
 
 int sweep_point_lost(const struct sweep *sw, size_t i, const char key[SWEEP_KEY_HEX],
@@ -184,6 +186,20 @@ static volatile sig_atomic_t point_sig;
 static void on_signal(int sig)
 {
     point_sig = sig;
+}
+
+void sweep_catch(void (*h)(int), struct sigaction old[2])
+{
+    struct sigaction sa = {.sa_handler = h};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old[0]);
+    sigaction(SIGTERM, &sa, &old[1]);
+}
+
+void sweep_uncatch(const struct sigaction old[2])
+{
+    sigaction(SIGINT, &old[0], NULL);
+    sigaction(SIGTERM, &old[1], NULL);
 }
 
 double sweep_now(void)
@@ -201,10 +217,8 @@ int sweep_point_run(const struct sweep *sw, size_t i, const char *qosim, struct 
         return rc;
     /* A SIGTERM (SLURM's time limit, scancel) or SIGINT reaches the run,
      * and the record says it was killed; this process stays to write it. */
-    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    struct sigaction old[2];
+    sweep_catch(on_signal, old);
     double t0 = sweep_now();
     pid_t pid;
     if ((rc = sweep_point_start(sw, i, qosim, &pid, e)))
@@ -218,9 +232,8 @@ int sweep_point_run(const struct sweep *sw, size_t i, const char *qosim, struct 
         if (point_sig && !fwd++)
             kill(pid, point_sig);
     }
-    rc = sweep_point_finish(sw, i, key, ws, sweep_now() - t0, e);
+    rc = sweep_point_finish(sw, i, key, ws, sweep_now() - t0, NULL, e);
 out:
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    sweep_uncatch(old);
     return rc;
 }
