@@ -45,8 +45,9 @@ static void usage(FILE *f)
             "       %s wrmsr CPU MSR VALUE\n"
             "       %s msrfuzz CPU SEED COUNT LO[-HI][:w]...\n"
             "       %s cpuid LEAF [SUBLEAF]\n"
-            "       %s stream [--size BYTES[K|M|G]] [--passes N] [--write] [--node N]\n"
-            "              [--move-to TASKS_FILE]...\n"
+            "       %s stream [--size BYTES[K|M|G]] [--passes N] [--write|--chase] [--node N]\n"
+            "              [--move-to TASKS_FILE]... [--ready FILE] [--start-on FILE]\n"
+            "              [--stop-on FILE]\n"
             "       %s sim on|off|state\n"
             "       %s exit STATUS\n",
             prog, prog, prog, prog, prog, prog, prog);
@@ -347,6 +348,35 @@ static uint64_t stream_read(const uint64_t *buf, uint64_t lines)
     return sum;
 }
 
+/* The chase: each line's first word holds the index of the next line, in
+ * one cycle through every line in a random order (Sattolo's algorithm, from
+ * a fixed seed, so every run walks the same cycle). Each load's address
+ * comes from the load before, so the walk runs at the latency of where its
+ * lines are and no prefetcher can follow it: the cache-sensitive program of
+ * a noisy-neighbour experiment. */
+static void chase_init(uint64_t *buf, uint64_t lines)
+{
+    for (uint64_t i = 0; i < lines; i++)
+        buf[i * 8] = i;
+    uint64_t x = 0x9e3779b97f4a7c15ull; /* xorshift64 */
+    for (uint64_t i = lines - 1; i > 0; i--) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        uint64_t j = x % i, t = buf[i * 8];
+        buf[i * 8] = buf[j * 8];
+        buf[j * 8] = t;
+    }
+}
+
+static uint64_t chase(const uint64_t *buf, uint64_t lines)
+{
+    uint64_t i = 0;
+    for (uint64_t n = 0; n < lines; n++)
+        i = buf[i * 8];
+    return i;
+}
+
 static uint64_t stream_rw(uint64_t *buf, uint64_t lines)
 {
     uint64_t sum = 0;
@@ -432,13 +462,17 @@ static uint64_t move_to(const char *tasks)
 static int cmd_stream(int argc, char **argv)
 {
     uint64_t size = 64 << 20, passes = 4, assoc = UINT64_MAX;
-    int write = 0, node = -1, ntasks = 0;
-    const char *tasks[4];
+    int write = 0, walk = 0, node = -1, ntasks = 0;
+    const char *tasks[4], *ready = NULL, *start_on = NULL, *stop_on = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--write")) {
             write = 1;
+        } else if (!strcmp(argv[i], "--chase")) {
+            walk = 1;
         } else if (!strcmp(argv[i], "--size") || !strcmp(argv[i], "--passes") ||
-                   !strcmp(argv[i], "--node") || !strcmp(argv[i], "--move-to")) {
+                   !strcmp(argv[i], "--node") || !strcmp(argv[i], "--move-to") ||
+                   !strcmp(argv[i], "--ready") || !strcmp(argv[i], "--start-on") ||
+                   !strcmp(argv[i], "--stop-on")) {
             const char *opt = argv[i++];
             if (i == argc) {
                 fprintf(stderr, "%s: %s needs a value\n", prog, opt);
@@ -448,6 +482,12 @@ static int cmd_stream(int argc, char **argv)
                 size = parse_size("--size", argv[i]);
             else if (!strcmp(opt, "--node"))
                 node = (int)parse_num("--node", argv[i], 63);
+            else if (!strcmp(opt, "--ready"))
+                ready = argv[i];
+            else if (!strcmp(opt, "--start-on"))
+                start_on = argv[i];
+            else if (!strcmp(opt, "--stop-on"))
+                stop_on = argv[i];
             else if (!strcmp(opt, "--move-to")) {
                 if (ntasks == 4) {
                     fprintf(stderr, "%s: at most 4 --move-to\n", prog);
@@ -466,6 +506,10 @@ static int cmd_stream(int argc, char **argv)
         fprintf(stderr, "%s: --size must be at least 64 bytes\n", prog);
         return EXIT_ERR;
     }
+    if (write && walk) {
+        fprintf(stderr, "%s: --write and --chase are two patterns; give one\n", prog);
+        return EXIT_ERR;
+    }
     if (passes == 0) {
         fprintf(stderr, "%s: --passes must be at least 1\n", prog);
         return EXIT_ERR;
@@ -480,6 +524,8 @@ static int cmd_stream(int argc, char **argv)
      * (node_buffer has). */
     for (uint64_t i = 0; node < 0 && i < lines * 8; i++)
         buf[i] = i;
+    if (walk)
+        chase_init(buf, lines);
 
     /* The passes only, in another group: what the buffer's setup read and
      * dirtied stays the caller's group's. Several files are moved to in
@@ -488,19 +534,39 @@ static int cmd_stream(int argc, char **argv)
     for (int t = 0; t < ntasks; t++)
         assoc = move_to(tasks[t]);
 
+    /* Set up: `ready` says so. The passes start once start_on exists: a
+     * program set up beforehand, with the simulation off, is the region of
+     * interest from its first pass (polled every millisecond, asleep in
+     * between). */
+    if (ready) {
+        int fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0) {
+            fprintf(stderr, "%s: --ready %s: %s\n", prog, ready, strerror(errno));
+            return EXIT_ERR;
+        }
+        close(fd);
+    }
+    while (start_on && access(start_on, F_OK) != 0)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+
     /* Line after line, all eight words of each (and each written back with
-     * --write): a plain memory-bound loop. */
+     * --write): a plain memory-bound loop; or with --chase one line after
+     * another in the cycle's order, one word of each. */
     uint64_t sum = 0;
     double t0 = now();
-    for (uint64_t p = 0; p < passes; p++) {
-        if (write)
+    uint64_t done = 0;
+    for (; done < passes && !(stop_on && access(stop_on, F_OK) == 0); done++) {
+        if (walk)
+            sum += chase(buf, lines);
+        else if (write)
             sum += stream_rw(buf, lines);
         else
             sum += stream_read(buf, lines);
     }
     double secs = now() - t0;
     stream_sink = sum;
-    uint64_t bytes = lines * 64 * passes * (write ? 2 : 1);
+    /* The chase reads one word of each line, but the line is what moves. */
+    uint64_t bytes = lines * 64 * done * (write ? 2 : 1);
     printf("bytes=%llu seconds=%.6f MBps=%.1f", (unsigned long long)bytes, secs,
            secs > 0 ? bytes / secs / 1e6 : 0.0);
     if (node >= 0)

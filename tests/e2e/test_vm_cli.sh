@@ -195,3 +195,26 @@ if $V --print-cmd >/dev/null 2>&1; then
 else
     echo "# 'make vm' has not been run: the command-line checks are skipped"
 fi
+
+# ---- qosim-guest stream's options, on the host (a static program) ----
+G=
+for d in "$(dirname "$QOSIM")/vm" "$(dirname "$QOSIM")/../vm"; do [ -x "$d/qosim-guest" ] && G=$d/qosim-guest && break; done
+if [ -z "$G" ]; then echo "# 'make vm' has not been run: qosim-guest's checks are skipped"; else
+    expect "stream: --write and --chase together are refused" 2 "$G" stream --write --chase
+    has "... and named" "$TMP/err" "^qosim-guest: --write and --chase are two patterns; give one$"
+    expect "stream: --ready in a missing folder is refused" 2 "$G" stream --size 64K --ready "$TMP/no/r"
+    has "... and named" "$TMP/err" "^qosim-guest: --ready $TMP/no/r: No such file or directory$"
+    expect "stream: --start-on needs a value" 2 "$G" stream --start-on
+    expect "stream: --chase runs its passes" 0 "$G" stream --chase --size 1M --passes 3
+    has "... over the buffer's lines, 3 MiB" "$TMP/out" "^bytes=3145728 "
+    # --ready, then the passes once the start file is there; none once
+    # the stop file is.
+    rm -f "$TMP/go" "$TMP/ready"
+    (for _ in $(seq 100); do [ -f "$TMP/ready" ] && break; sleep 0.1; done; touch "$TMP/go") &
+    expect "stream: --ready, then --start-on: the passes run once the file is there" 0 \
+        "$G" stream --size 64K --passes 2 --ready "$TMP/ready" --start-on "$TMP/go"
+    wait
+    has "... all of them" "$TMP/out" "^bytes=131072 "
+    expect "stream: --stop-on a file that is there: no pass" 0 "$G" stream --size 64K --passes 5 --stop-on "$TMP/go"
+    has "... and the line says so" "$TMP/out" "^bytes=0 "
+fi
