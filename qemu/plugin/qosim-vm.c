@@ -24,7 +24,9 @@
  * --slow-memory` gives it, is the profile's first slow node),
  * from=user|boot|mark (where simulation starts: the guest's first
  * user-space instruction, the default, QEMU's first, or the guest's own
- * QOSIM_SIM_CTL write; "Fast-forward" below). */
+ * QOSIM_SIM_CTL write; "Fast-forward" below), lead=NS (simulated
+ * nanoseconds a running vCPU's clock may be ahead of the slowest running
+ * one's before it gives way; "Lead" below; default VM_LEAD_NS). */
 #include <qemu-plugin.h>
 #include <qosim-hooks.h>
 
@@ -56,6 +58,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
  * instruction (at most a few accesses) must always fit. */
 #define VM_BATCH 4096
 #define VM_SLACK 64
+/* Lead: how far, in simulated time, a vCPU may run ahead of the others
+ * (project choice: a hundredth of the time the channel timeline remembers,
+ * MEM_BUCKETS buckets of MEM_SLOTS lines, about 0.5 ms on intel-xeon; and
+ * several batches, so a vCPU gives way once in tens of thousands of
+ * instructions). */
+#define VM_LEAD_NS 10000
 /* RAM blocks the guest can have: one per NUMA node, of which it has two. */
 #define VM_RAM_BLOCKS 2
 
@@ -88,6 +96,7 @@ static struct {
     unsigned slow_node;
     char report[4096], console[4096];
     double pace;
+    uint64_t lead;                    /* lead=, in ticks */
     uint64_t *rmid_ticks, *rmid_held; /* [ntags] for the report: the simulated time vCPUs ran
                                          with that RMID in PQR_ASSOC, and what their requests
                                          waited at limiters in it */
@@ -165,6 +174,27 @@ static void run_all(void)
 {
     for (unsigned i = 0; i < vm.nv; i++)
         vcpu_run(&vm.v[i], i);
+}
+
+/* Lead: QEMU runs the vCPUs in turns on one thread, each until an
+ * interrupt, a halt or its turn's end (a tenth of a host second), and each
+ * vCPU's core has a clock of its own; left alone, one clock moves
+ * milliseconds ahead of another, and the caches and memory channels see
+ * accesses that are simultaneous on the model's clock long apart. A vCPU
+ * whose clock is more than vm.lead ahead of the slowest other vCPU that is
+ * not halted gives way: its turn ends at its next block and the next vCPU
+ * runs (as parallel simulators bound the slack between their cores). The
+ * slowest never gives way, so the guest always moves on; a halted vCPU's
+ * clock stands still and holds nobody back (on_resume moves it on when it
+ * wakes). */
+static void give_way(unsigned cpu)
+{
+    uint64_t min = UINT64_MAX;
+    for (unsigned i = 0; i < vm.nv; i++)
+        if (i != cpu && vm.m.cpu[i].now < min && !qemu_plugin_qosim_vcpu_halted(i))
+            min = vm.m.cpu[i].now;
+    if (min != UINT64_MAX && vm.m.cpu[cpu].now > min + vm.lead)
+        qemu_plugin_qosim_vcpu_yield();
 }
 
 /* Pacing: the guest's clocks are the host's, so a bandwidth limit that
@@ -329,6 +359,7 @@ static inline struct trace_rec *put(unsigned cpu)
     struct vcpu *v = &vm.v[cpu];
     if (v->n >= VM_BATCH - VM_SLACK) {
         vcpu_run(v, cpu);
+        give_way(cpu);
         if (vm.pace > 0)
             pace();
         con_serve();
@@ -586,16 +617,29 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned cpu)
 
 /* A vCPU that wakes from HLT rejoins the others' time: an idle core's
  * clock stands still in the model, which would make its next requests
- * arrive in the past of everything the busy ones did. */
+ * arrive in the past of everything the busy ones did. It joins the
+ * earliest of the vCPUs that run (the latest of all when none runs): its
+ * wake is an event of the present, and the earliest running clock is the
+ * present every running vCPU has reached. Joined later, it would book
+ * what it shares with a vCPU that runs behind it (its core's link to the
+ * interconnect, whose timeline never moves back, sim/mem/bw_delay.c)
+ * ahead of that vCPU, which would then wait for it; and the guest's timer
+ * wakes its idle vCPUs hundreds of times a host second, far more often in
+ * simulated time. */
 static void on_resume(qemu_plugin_id_t id, unsigned cpu)
 {
     (void)id;
     if (cpu >= vm.nv)
         return;
-    uint64_t t = 0;
-    for (unsigned i = 0; i < vm.nv; i++)
-        if (vm.m.cpu[i].now > t)
-            t = vm.m.cpu[i].now;
+    vcpu_run(&vm.v[cpu], cpu); /* what it ran before it halted */
+    uint64_t run = UINT64_MAX, all = 0;
+    for (unsigned i = 0; i < vm.nv; i++) {
+        uint64_t t = vm.m.cpu[i].now;
+        all = t > all ? t : all;
+        if (i != cpu && t < run && !qemu_plugin_qosim_vcpu_halted(i))
+            run = t;
+    }
+    uint64_t t = run != UINT64_MAX ? run : all;
     if (vm.m.cpu[cpu].now < t)
         vm.m.cpu[cpu].now = t;
     con_serve();
@@ -690,6 +734,16 @@ static void register_cbs(qemu_plugin_id_t id)
  * every block is translated with the model's callbacks, or without. */
 static void sim_switched(qemu_plugin_id_t id)
 {
+    /* Simulation resumes with every vCPU's clock at the latest: what ran
+     * unsimulated in between took no simulated time, and a clock left
+     * behind would hold the others back (give_way) until it caught up. */
+    if (vm.sim_want && !vm.sim_on) {
+        uint64_t t = 0;
+        for (unsigned i = 0; i < vm.nv; i++)
+            t = vm.m.cpu[i].now > t ? vm.m.cpu[i].now : t;
+        for (unsigned i = 0; i < vm.nv; i++)
+            vm.m.cpu[i].now = t;
+    }
     vm.sim_on = vm.sim_want;
     vm.sim_started |= vm.sim_on;
     register_cbs(id);
@@ -700,6 +754,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 {
     struct err e = {0};
     const char *profile = NULL;
+    uint64_t lead_ns = VM_LEAD_NS;
     if (info->system_emulation == false) {
         fprintf(stderr, "qosim-vm: this plugin is for qemu-system-x86_64\n");
         return -1;
@@ -727,6 +782,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             vm.from = !strcmp(w, "user") ? FROM_USER : !strcmp(w, "boot") ? FROM_BOOT : FROM_MARK;
             /* No block is translated yet: nothing to drop. */
             vm.sim_want = vm.sim_on = vm.sim_started = vm.from == FROM_BOOT;
+        } else if (!strncmp(argv[i], "lead=", 5)) {
+            char *end;
+            errno = 0;
+            lead_ns = strtoull(argv[i] + 5, &end, 0);
+            if (errno || *end || argv[i][5] == '-' || !argv[i][5]) {
+                fprintf(stderr, "qosim-vm: lead=%s: not a number of nanoseconds\n", argv[i] + 5);
+                return -1;
+            }
         } else if (!strncmp(argv[i], "slow=", 5)) {
             char *end;
             errno = 0;
@@ -759,6 +822,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         vm.slow_base = mach_phys_base(vm.slow_node, 0);
     }
     vm.nv = vm.m.ncpu;
+    vm.lead = (uint64_t)((double)lead_ns * vm.m.ticks_per_sec / 1e9);
     vm.v = calloc(vm.nv, sizeof *vm.v);
     vm.rmid_ticks = calloc(vm.m.ntags + 1, sizeof *vm.rmid_ticks);
     vm.rmid_held = calloc(vm.m.ntags + 1, sizeof *vm.rmid_held);
