@@ -42,7 +42,13 @@ want() { same "$PLAT: $1" "$(fact "$1")" "$2"; }
 num() { printf '%d' "$1" 2>/dev/null || echo -1; }
 # The model's ground truth: bytes an RMID's requests read from memory
 # (what its MBM total counter counts).
-truth_reads() { awk -v r="$1" '/"rmid":/ { gsub(/[,{}]/, " "); for (i = 1; i <= NF; i++) { if ($i == "\"rmid\":") id = $(i + 1); if ($i == "\"read_bytes\":") rb = $(i + 1) } if (id == r) print rb }' "$TMP/report.json"; }
+truth_reads() { rmid_figure "$1" read_bytes; }
+# rmid_figure RMID KEY: the report's figure KEY (instructions,
+# simulated_ns, read_bytes...) for RMID.
+rmid_figure() { awk -v r="$1" -v k="\"$2\":" '/"rmid":/ { gsub(/[,{}]/, " "); id = v = ""; for (i = 1; i <= NF; i++) { if ($i == "\"rmid\":") id = $(i + 1); if ($i == k) v = $(i + 1) } if (id == r) print v }' "$TMP/report.json"; }
+# per_ns RMID KEY: the RMID's KEY per simulated ns (instructions per ns
+# are its IPC times the clock in GHz; read_bytes per ns, GB/s).
+per_ns() { awk -v a="$(rmid_figure "$1" "$2")" -v t="$(rmid_figure "$1" simulated_ns)" 'BEGIN { printf "%.4f\n", (t > 0 ? a / t : 0) }'; }
 
 # instr cpu|rmid: the instructions the report counts, summed over its
 # vCPUs' lines or over its RMIDs' lines.
