@@ -59,7 +59,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define VM_BATCH 4096
 #define VM_SLACK 64
 /* Lead: how far, in simulated time, a vCPU may run ahead of the others
- * (project choice: a hundredth of the time the channel timeline remembers,
+ * (project choice: a fiftieth of the time the channel timeline remembers,
  * MEM_BUCKETS buckets of MEM_SLOTS lines, about 0.5 ms on intel-xeon; and
  * several batches, so a vCPU gives way once in tens of thousands of
  * instructions). */
