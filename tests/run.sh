@@ -33,7 +33,7 @@ trap 'rm -rf "$scratch"' EXIT
 # clone's suite timed them (a sanitizer build's run of a file before the
 # normal one's), then the rest, sanitizer builds first, so the pool does
 # not end waiting on one of them.
-slow="tests/e2e/test_qos.sh tests/e2e/test_bandwidth.sh tests/e2e/test_vm_amd_bmec.sh tests/e2e/test_vm_amd_epyc.sh tests/e2e/test_vm_intel_xeon.sh tests/e2e/test_vm_cli.sh tests/e2e/test_run.sh tests/e2e/test_cachegrind.sh tests/e2e/test_agree.sh tests/e2e/test_vm_mba_cfg.sh tests/e2e/test_amd_qos.sh tests/e2e/test_io.sh tests/e2e/test_sweep.sh tests/e2e/test_sweep_slurm.sh tests/e2e/test_vm_san.sh tests/e2e/test_parity.sh"
+slow="tests/e2e/test_vm_intel_xeon.sh tests/e2e/test_qos.sh tests/e2e/test_bandwidth.sh tests/e2e/test_vm_amd_bmec.sh tests/e2e/test_vm_amd_epyc.sh tests/e2e/test_vm_cli.sh tests/e2e/test_run.sh tests/e2e/test_cachegrind.sh tests/e2e/test_agree.sh tests/e2e/test_vm_mba_cfg.sh tests/e2e/test_amd_qos.sh tests/e2e/test_io.sh tests/e2e/test_sweep.sh tests/e2e/test_sweep_slurm.sh tests/e2e/test_vm_san.sh tests/e2e/test_parity.sh"
 last=${!#} guest=
 for b in "$@"; do [ -z "$guest" ] && [ -x "$b/vm/qemu-system-x86_64" ] && guest=$b; done
 # runs_here BUILD FILE: whether an end-to-end FILE runs against BUILD.
