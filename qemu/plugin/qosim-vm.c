@@ -82,6 +82,7 @@ static struct {
     struct x86 x;
     struct vcpu *v;
     unsigned nv;
+    unsigned nq; /* QEMU's vCPUs: 1 + the highest index on_vcpu_init saw */
     /* Guest RAM in QEMU's address space: a block per NUMA node, each from
      * host address `host` at guest-physical `gpa` (qemu_plugin_qosim_ram_block). */
     struct {
@@ -190,7 +191,7 @@ static void run_all(void)
 static void give_way(unsigned cpu)
 {
     uint64_t min = UINT64_MAX;
-    for (unsigned i = 0; i < vm.nv; i++)
+    for (unsigned i = 0; i < vm.nq; i++)
         if (i != cpu && vm.m.cpu[i].now < min && !qemu_plugin_qosim_vcpu_halted(i))
             min = vm.m.cpu[i].now;
     if (min != UINT64_MAX && vm.m.cpu[cpu].now > min + vm.lead)
@@ -613,6 +614,8 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned cpu)
                 vm.nv);
         exit(2);
     }
+    if (cpu >= vm.nq)
+        vm.nq = cpu + 1;
 }
 
 /* A vCPU that wakes from HLT rejoins the others' time: an idle core's
@@ -633,7 +636,7 @@ static void on_resume(qemu_plugin_id_t id, unsigned cpu)
         return;
     vcpu_run(&vm.v[cpu], cpu); /* what it ran before it halted */
     uint64_t run = UINT64_MAX, all = 0;
-    for (unsigned i = 0; i < vm.nv; i++) {
+    for (unsigned i = 0; i < vm.nq; i++) {
         uint64_t t = vm.m.cpu[i].now;
         all = t > all ? t : all;
         if (i != cpu && t < run && !qemu_plugin_qosim_vcpu_halted(i))
@@ -822,7 +825,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         vm.slow_base = mach_phys_base(vm.slow_node, 0);
     }
     vm.nv = vm.m.ncpu;
-    vm.lead = (uint64_t)((double)lead_ns * vm.m.ticks_per_sec / 1e9);
+    double lead = (double)lead_ns * vm.m.ticks_per_sec / 1e9;
+    vm.lead = lead < 1e18 ? (uint64_t)lead : (uint64_t)1e18; /* 1e18 ticks: never */
     vm.v = calloc(vm.nv, sizeof *vm.v);
     vm.rmid_ticks = calloc(vm.m.ntags + 1, sizeof *vm.rmid_ticks);
     vm.rmid_held = calloc(vm.m.ntags + 1, sizeof *vm.rmid_held);
