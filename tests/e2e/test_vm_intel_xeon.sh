@@ -169,8 +169,10 @@ for ph in part mba; do
     ipc=$(per_ns "${wr[$ph]}" instructions)
     claim "$PLAT: runc: $ph: ... and within 20% in this phase alone ($ipc)" ge "$ipc" "$ipc_alone" 0.8
 done
-claim "$PLAT: runc: shared: beside the streams the walk's IPC is lower than with its own ways ($ipc_shared against $ipc_part)" \
-    ge "$ipc_part" "$ipc_shared" 1.1
+# Split over shared: 1.18 to 1.50 in five runs; the worst of each phase's
+# range (91% and 84% of alone) would give 1.08.
+claim "$PLAT: runc: shared: beside the streams the walk's IPC is at least 5% lower than with its own ways ($ipc_shared against $ipc_part)" \
+    ge "$ipc_part" "$ipc_shared" 1.05
 for ph in part mba; do
     o=$(fact "runc.$ph.s_occ_max")
     claim "$PLAT: runc: $ph: the walk's group keeps its llc_occupancy ($o at most) within its 10 ways (+5%)" \
