@@ -232,6 +232,15 @@ int sweep_point_run(const struct sweep *sw, size_t i, const char *qosim, struct 
         if (point_sig && !fwd++)
             kill(pid, point_sig);
     }
+    /* A run killed by a signal this process did not pass on may die with
+     * it: scancel's SIGKILL to the array task (the SLURM executor's
+     * interrupt) reaches the task's processes one at a time, the run
+     * sometimes first. A second's grace, and this process is gone too
+     * before it records the run as failed; the point stays pending, as
+     * the interrupt means. A run that died alone is recorded a second
+     * later. */
+    if (WIFSIGNALED(ws) && !point_sig)
+        sleep(1);
     rc = sweep_point_finish(sw, i, key, ws, sweep_now() - t0, NULL, e);
 out:
     sweep_uncatch(old);
