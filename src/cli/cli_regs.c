@@ -76,6 +76,14 @@ struct regs {
     uint64_t now; /* ticks */
     struct x86_console xk;
     struct cbqri_console ck;
+    /* Intel's PMU counts what the tasks run (pmu_switch): per CPU the task
+     * on it, its ground truth when last counted, ticks short of a cycle;
+     * and the switch hook the PMU's wraps. */
+    int *pmu_task;
+    struct mach_tstat *pmu_base;
+    uint64_t *pmu_rem;
+    sched_switch_fn pmu_inner;
+    void *pmu_inner_ctx;
 };
 
 /* The scheduler's context switch, as an OS does it: the incoming task's
@@ -105,6 +113,32 @@ static void cbqri_switch_hook(void *ctx, struct sched *s, unsigned cpu, int task
     cbqri_csr_write(&c->h.cb, cpu, CBQRI_S, cbqri_id_csr(&c->h.cb), v);
 }
 
+/* The PMU's counters (hw/x86_pmu.h) count the events of the task on cpu
+ * since they were last counted, at user level: a scenario's tasks are
+ * user-mode code. */
+static void pmu_feed(struct regs *c, unsigned cpu)
+{
+    int t = c->pmu_task[cpu];
+    if (t < 0)
+        return;
+    uint64_t ev[X86_PMU_NEV];
+    x86_pmu_events(&c->pmu_base[cpu], &c->m->ts[t], &c->pmu_rem[cpu], ev);
+    c->pmu_base[cpu] = c->m->ts[t];
+    x86_pmu_count(&c->h.x, cpu, 0, ev);
+}
+
+/* Every context switch counts the outgoing task's events on that CPU,
+ * then switches as the model or the driver does. */
+static void pmu_switch(void *ctx, struct sched *s, unsigned cpu, int task)
+{
+    struct regs *c = ctx;
+    pmu_feed(c, cpu);
+    c->pmu_task[cpu] = task;
+    if (task >= 0)
+        c->pmu_base[cpu] = c->m->ts[task];
+    c->pmu_inner(c->pmu_inner_ctx, s, cpu, task);
+}
+
 /* The tasks run until every CPU has reached t, never past hard (the next
  * time a setting acts; UINT64_MAX: none known), where each stops exactly. */
 static int run_to(struct regs *c, uint64_t t, uint64_t hard, struct err *e)
@@ -125,8 +159,14 @@ static int run_ns(void *ctx, uint64_t ns, struct err *e)
 {
     struct regs *c = ctx;
     c->now += (uint64_t)((double)ns * 1e-9 * c->m->ticks_per_sec + 0.5);
-    if (!c->riscv)
-        return run_to(c, c->now, UINT64_MAX, e);
+    if (!c->riscv) {
+        int rc = run_to(c, c->now, UINT64_MAX, e);
+        /* What ran so far is counted, so that the step's end reads it
+         * (observation: the tasks are not switched). */
+        for (unsigned i = 0; c->pmu_task && i < c->m->ncpu; i++)
+            pmu_feed(c, i);
+        return rc;
+    }
     for (;;) {
         uint64_t due = cbqri_next_due(&c->h.cb), t = due < c->now ? due : c->now;
         int rc = run_to(c, t, cbqri_next_setting_due(&c->h.cb), e);
@@ -196,6 +236,20 @@ static int scen_setup(struct regs *c, struct err *e)
         c->obs = (struct core_obs){lwp_observe, lwp_observe_sync, &c->h.x.lwp};
         for (unsigned i = 0; i < c->run.s->ntask; i++)
             c->run.task[i].ct.obs = &c->obs;
+    }
+    if (!rc && !c->h.riscv && c->h.x.pmu.ngp) {
+        unsigned n = c->run.m.ncpu;
+        c->pmu_task = malloc(n * sizeof *c->pmu_task);
+        c->pmu_base = calloc(n, sizeof *c->pmu_base);
+        c->pmu_rem = calloc(n, sizeof *c->pmu_rem);
+        if (!c->pmu_task || !c->pmu_base || !c->pmu_rem)
+            return err_set(e, -QOSIM_ENOMEM, "out of memory");
+        for (unsigned i = 0; i < n; i++)
+            c->pmu_task[i] = -1;
+        c->pmu_inner = c->run.sch.on_switch;
+        c->pmu_inner_ctx = c->run.sch.ctx;
+        c->run.sch.on_switch = pmu_switch;
+        c->run.sch.ctx = c;
     }
     return rc;
 }
@@ -356,6 +410,9 @@ int cli_regs(int argc, char **argv)
     if (in != stdin)
         fclose(in);
     cbqri_console_free(&c.ck);
+    free(c.pmu_task);
+    free(c.pmu_base);
+    free(c.pmu_rem);
     lwp_proc_free(&c.pr);
     cli_qos_free(&c.h);
     if (c.has_run)

@@ -1,5 +1,7 @@
 #include "x86.h"
 #include "x86_pf.h"
+#include "x86_pmu.h"
+#include "x86_reg.h"
 
 #include "util/bits.h"
 
@@ -48,22 +50,6 @@ static uint64_t amd_mbm_read(struct x86 *x, unsigned d, unsigned rmid, unsigned 
 static uint64_t abmc_read(const struct x86 *x, unsigned d, unsigned evt, unsigned id);
 
 /* ---- registers as data ---- */
-
-enum x86_scope { SC_THREAD, SC_CORE, SC_L3, SC_L2, SC_QOS_DOMAIN, SC_PACKAGE };
-
-struct x86_reg {
-    const char *name;
-    uint32_t base;
-    enum x86_scope scope;
-    enum plat_level level; /* the cache a CFG or mask register belongs to */
-    const char *cite;
-    /* Registers in the bank (1 for a single MSR); 0 when the feature is absent. */
-    unsigned (*count)(const struct x86 *x, const struct x86_reg *r);
-    enum hw_fault (*read)(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
-                          uint64_t *v);
-    enum hw_fault (*write)(struct x86 *x, const struct x86_reg *r, unsigned cpu, unsigned n,
-                           uint64_t v);
-};
 
 /* The instance of a register's scope that cpu reaches. */
 static unsigned inst(const struct x86 *x, enum x86_scope s, unsigned cpu)
@@ -896,6 +882,31 @@ static const struct x86_reg x86_regs[] = {
      x86_pf_write},
     {"PrefetchControl", X86_AMD_PREFETCH_CONTROL, SC_CORE, PLAT_L2,
      "AMD PPR family 19h, MSRC000_0108", amd_pf_count, x86_pf_read, x86_pf_write},
+    /* Intel's core PMU (x86_pmu.h): per logical CPU. */
+    {"IA32_PMCx", X86_PMC_0, SC_THREAD, PLAT_L1D, "SDM vol. 3B, arch. perfmon version 1",
+     x86_pmu_count_gp, x86_pmu_read, x86_pmu_write},
+    {"IA32_PERFEVTSELx", X86_PERFEVTSEL_0, SC_THREAD, PLAT_L1D,
+     "SDM vol. 3B, arch. perfmon version 1", x86_pmu_count_gp, x86_pmu_read, x86_pmu_write},
+    {"IA32_FIXED_CTRx", X86_FIXED_CTR_0, SC_THREAD, PLAT_L1D,
+     "SDM vol. 3B, arch. perfmon version 2", x86_pmu_count_fixed, x86_pmu_read, x86_pmu_write},
+    {"IA32_FIXED_CTR_CTRL", X86_FIXED_CTR_CTRL, SC_THREAD, PLAT_L1D,
+     "SDM vol. 3B, arch. perfmon version 2", x86_pmu_count_one, x86_pmu_read, x86_pmu_write},
+    {"IA32_PERF_GLOBAL_STATUS", X86_PERF_GLOBAL_STATUS, SC_THREAD, PLAT_L1D,
+     "SDM vol. 3B, arch. perfmon versions 2, 4", x86_pmu_count_one, x86_pmu_read, x86_pmu_write},
+    {"IA32_PERF_GLOBAL_CTRL", X86_PERF_GLOBAL_CTRL, SC_THREAD, PLAT_L1D,
+     "SDM vol. 3B, arch. perfmon version 2", x86_pmu_count_one, x86_pmu_read, x86_pmu_write},
+    {"IA32_PERF_GLOBAL_STATUS_RESET", X86_PERF_GLOBAL_STATUS_RESET, SC_THREAD, PLAT_L1D,
+     "SDM vol. 3B, arch. perfmon version 4; vol. 4", x86_pmu_count_one, x86_pmu_read,
+     x86_pmu_write},
+    {"IA32_PERF_GLOBAL_STATUS_SET", X86_PERF_GLOBAL_STATUS_SET, SC_THREAD, PLAT_L1D,
+     "SDM vol. 3B, arch. perfmon version 4; vol. 4", x86_pmu_count_one, x86_pmu_read,
+     x86_pmu_write},
+    {"IA32_PERF_GLOBAL_INUSE", X86_PERF_GLOBAL_INUSE, SC_THREAD, PLAT_L1D,
+     "SDM vol. 3B, arch. perfmon version 4; vol. 4", x86_pmu_count_one, x86_pmu_read,
+     x86_pmu_write},
+    {"MSR_OFFCORE_RSP_x", X86_OFFCORE_RSP_0, SC_THREAD, PLAT_L1D,
+     "SDM vol. 3B, Skylake and Ice Lake off-core response", x86_pmu_count_offcore, x86_pmu_read,
+     x86_pmu_write},
 };
 
 static const struct x86_reg *find(const struct x86 *x, uint32_t msr, unsigned *n)
@@ -1392,6 +1403,9 @@ static void basic_leaf(const struct x86 *x, unsigned cpu, uint32_t leaf, uint32_
         if (!x->amd || leaf == 0xB)
             topo_leaf(x, cpu, leaf, sub, out);
         break;
+    case 0xA:
+        x86_pmu_leaf(x, out);
+        break;
     default:
         qos_leaf(x, leaf, sub, out);
         break;
@@ -1548,6 +1562,7 @@ void x86_reset(struct x86 *x)
     }
     amd_reset(x);
     x86_pf_reset(x); /* every prefetcher on */
+    x86_pmu_reset(x);
     lwp_reset(&x->lwp);
 }
 
@@ -1600,7 +1615,8 @@ int x86_init(struct x86 *x, struct mach *m, struct err *e)
     if (!bad)
         bad = !(x->l3_of = calloc(m->ncpu, sizeof *x->l3_of)) ||
               !(x->l2_of = calloc(m->ncpu, sizeof *x->l2_of)) ||
-              !(x->mba_cfg = calloc(x->topo.sockets, sizeof *x->mba_cfg)) || x86_pf_init(x);
+              !(x->mba_cfg = calloc(x->topo.sockets, sizeof *x->mba_cfg)) || x86_pf_init(x) ||
+              x86_pmu_init(x);
     for (unsigned c = 0; !bad && c < m->ncpu; c++) {
         x->l3_of[c] = m->cpu[c].domain;
         x->l2_of[c] = m->cpu[c].l2->inst;
@@ -1642,6 +1658,7 @@ void x86_free(struct x86 *x)
     free(x->l2_of);
     free(x->mba_cfg);
     free(x->pf_ctl);
+    x86_pmu_free(x);
     lwp_free(&x->lwp);
     memset(x, 0, sizeof *x);
 }

@@ -12,6 +12,7 @@
 
 #include "hw.h"
 #include "lwp.h"
+#include "x86_pmu.h"
 #include "sim/mach.h"
 
 #include <stdint.h>
@@ -115,6 +116,7 @@ struct x86 {
     struct x86_abmc *abmc; /* [ndomains * p->mon.abmc] */
     struct lwp lwp;        /* the LWP unit (absent unless the profile has qos.lwp) */
     uint64_t *pf_ctl;      /* [cores] prefetcher control MSR of each core (x86_pf.c) */
+    struct x86_pmu pmu;    /* Intel core PMU (x86_pmu.c); pmu.ngp 0: none */
 };
 
 int x86_init(struct x86 *x, struct mach *m, struct err *e);

@@ -101,6 +101,11 @@ struct mach_cache {
 
 /* Per-task ground truth. */
 enum { MACH_NLVL = PLAT_NLEVEL };
+/* What served a CPU's last access: a cache level (enum plat_level) or the
+ * memory of its own node or another. Retirement observers read it (the LWP
+ * unit reports a DCache miss's data source, LWP proposal 4.3). */
+enum mach_src { MACH_SRC_MEM_LOCAL = PLAT_NLEVEL, MACH_SRC_MEM_REMOTE, MACH_NSRC };
+
 struct mach_tstat {
     uint64_t instr, ticks;
     uint64_t ref[MACH_NLVL], miss[MACH_NLVL];
@@ -112,12 +117,10 @@ struct mach_tstat {
        memory bytes the requests read (also in rd_bytes), and the requests not issued
        because their queue (fill buffers, L2 queue) was full. */
     uint64_t pf_req, pf_useful, pf_bytes, pf_drop;
+    /* Loads that missed L1D, by what served them (enum mach_src): what a
+       PMU's data-source events count (hw/x86_pmu.h). */
+    uint64_t ld_src[MACH_NSRC];
 };
-
-/* What served a CPU's last access: a cache level (enum plat_level) or the
- * memory of its own node or another. Retirement observers read it (the LWP
- * unit reports a DCache miss's data source, LWP proposal 4.3). */
-enum mach_src { MACH_SRC_MEM_LOCAL = PLAT_NLEVEL, MACH_SRC_MEM_REMOTE };
 
 struct mach_cpu {
     uint64_t now;  /* ticks */
@@ -419,6 +422,7 @@ mach_access(struct mach *m, struct mach_cpu *p, unsigned kind, uint64_t addr)
     if (v.valid)
         mach_left(m, p, x, &v);
     uint64_t lat = mach_miss(m, p, kind, b, conf);
+    p->ts->ld_src[p->src] += kind == HIER_LOAD;
     if (__builtin_expect(p->pf_on & PF_L1_ANY, 0) && !code) /* L1 prefetchers */
         mach_pf_l1(m, p, kind, addr, 0);
     return lat;

@@ -20,6 +20,7 @@ golden() { # golden NAME[:OUT] ARGS...: examples/regs/NAME.regs against golden/O
 golden intel-cat-cdp
 golden intel-cmt-mbm --scenario "$TOP/examples/noisy-neighbour.yaml"
 golden rdt-groups --scenario "$TOP/examples/rdt-noisy-neighbour.yaml"
+golden intel-pmu --scenario "$TOP/examples/noisy-neighbour.yaml"
 golden intel-l2-cdp --platform intel-atom
 golden amd-pqos --platform amd-epyc
 golden intel-topology
@@ -295,3 +296,16 @@ claim "run steps, CBQRI: with the limit too" cmp -s "$TMP/l1.out" "$TMP/l4.out"
 "$QOSIM" regs --scenario "$TOP/examples/regs/cbqri-tasks.yaml" "$TMP/m.regs" 2>&1 |
     grep -v '^ok$' >"$TMP/m.out"
 claim "run steps, CBQRI: a counter read between steps changes nothing" cmp -s "$TMP/c1.out" "$TMP/m.out"
+
+# The PMU counts what the tasks ran: its counters after one 1 ms step are
+# those after two 0.5 ms steps (a step's end only reads), and the fixed
+# instruction counter equals the general-purpose one.
+pmu_head='wrmsr 0 0x186 0x4100c0\nwrmsr 0 0x187 0x41412e\nwrmsr 0 0x38d 0x22\nwrmsr 0 0x38f 0x300000003\n'
+pmu_tail='rdmsr 0 0xc1\nrdmsr 0 0xc2\nrdmsr 0 0x309\nrdmsr 0 0x30a\nrdmsr 2 0xc1\n'
+printf "${pmu_head}run 1000000\n${pmu_tail}" >"$TMP/p1.regs"
+printf "${pmu_head}run 500000\nrdmsr 0 0xc1\nrun 500000\n${pmu_tail}" >"$TMP/p2.regs"
+"$QOSIM" regs --scenario "$TOP/examples/noisy-neighbour.yaml" "$TMP/p1.regs" | grep -v '^ok$' >"$TMP/p1.out"
+"$QOSIM" regs --scenario "$TOP/examples/noisy-neighbour.yaml" "$TMP/p2.regs" | grep -v '^ok$' | sed 1d >"$TMP/p2.out"
+claim "run steps, PMU: two half steps count what one whole step counts" cmp -s "$TMP/p1.out" "$TMP/p2.out"
+same "PMU: IA32_PMC0 (instructions) equals IA32_FIXED_CTR0" "$(sed -n 1p "$TMP/p1.out")" "$(sed -n 3p "$TMP/p1.out")"
+claim "PMU: the victim ran instructions and missed L3" [ $(($(sed -n 1p "$TMP/p1.out"))) -gt 100000 -a $(($(sed -n 2p "$TMP/p1.out"))) -gt 1000 ]

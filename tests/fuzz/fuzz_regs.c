@@ -9,8 +9,10 @@
  * mask registers stay within CBM_LEN bits, the machine's masks within the cache's ways, and each
  * CPU's class and tag are its PQR_ASSOC's COS and RMID, and AMD's later registers hold only what
  * they can: configurations within BwType's bits, a domain's modes within the features, no counter
- * both enabled and in error. After the script: the occupancy counters of every tag sum to the lines
- * a last-level cache holds. */
+ * both enabled and in error, and the Intel PMU (hw/x86_pmu.c), which `run` feeds random events at
+ * a random privilege level on every CPU, holds counters within their width and registers within
+ * their defined bits. After the script: the occupancy counters of every tag sum to the lines a
+ * last-level cache holds. */
 #include "fuzz_check.h"
 #include "hw/x86_console.h"
 #include "util/bits.h"
@@ -52,6 +54,13 @@ static int run_ns(void *ctx, uint64_t ns, struct err *e)
         uint64_t a = mach_phys_base(m->cpu[cpu].node, cpu % 16) | ((r >> 20) & 0xffffc0);
         mach_access(m, &m->cpu[cpu], (r >> 13) & 1 ? HIER_LOAD : HIER_STORE, a);
     }
+    /* Events for the PMU: sometimes huge, so counters wrap and overflow. */
+    for (unsigned c = 0; c < m->ncpu; c++) {
+        uint64_t ev[X86_PMU_NEV], r = rng_next(&rng_s);
+        for (unsigned k = 0; k < X86_PMU_NEV; k++)
+            ev[k] = (r >> k) & 1 ? rng_next(&rng_s) >> (r >> 60) : n;
+        x86_pmu_count(x, c, (int)(r >> 59) & 1, ev);
+    }
     return 0;
 }
 
@@ -76,6 +85,19 @@ static void check_state(struct x86 *x)
         uint64_t v = x->assoc[c];
         FZ_CHECK(m->cpu[c].cls == HW_FGET(v, PQR_ASSOC, COS), "cpu %u class", c);
         FZ_CHECK(m->cpu[c].tag == (x->nrmid ? HW_FGET(v, PQR_ASSOC, RMID) : 0), "cpu %u tag", c);
+    }
+    const struct x86_pmu *u = &x->pmu;
+    for (unsigned c = 0; u->ngp && c < m->ncpu; c++) {
+        const struct x86_pmu_cpu *pc = &u->cpu[c];
+        uint64_t ctrs = ((1ull << u->ngp) - 1) | 7ull << 32;
+        for (unsigned i = 0; i < u->ngp; i++)
+            FZ_CHECK(!(pc->pmc[i] >> 48) && !(pc->evtsel[i] >> 32), "cpu %u PMC%u", c, i);
+        for (unsigned i = 0; i < X86_PMU_NFIXED; i++)
+            FZ_CHECK(!(pc->fixed[i] >> 48), "cpu %u FIXED_CTR%u", c, i);
+        FZ_CHECK(!(pc->global_ctrl & ~ctrs) && !(pc->fixed_ctrl >> 12), "cpu %u controls", c);
+        FZ_CHECK(!(pc->global_status & ~(ctrs | 0xEC00000000000000ull)), "cpu %u status", c);
+        FZ_CHECK(!(pc->offcore[0] & ~u->offcore_bits) && !(pc->offcore[1] & ~u->offcore_bits),
+                 "cpu %u OFFCORE_RSP", c);
     }
     for (size_t i = 0; x->sbw && i < (size_t)x->p->ndomains * x->sbw_cos; i++)
         FZ_CHECK(!(x->sbw[i] & ~bits_mask(x->sbw_len + 1)), "SMBW_CONTROL 0x%llx",
