@@ -71,3 +71,25 @@ echo "|---|---|---|"
 printf '| with the model | %.2f | %.1f M |\n' "$with" "$(awk -v n="$per_pass" -v s="$with" 'BEGIN { print n * 8 / s / 1e6 }')"
 printf '| QEMU alone (`--no-model`) | %.2f | %.1f M |\n' "$without" "$(awk -v n="$per_pass" -v s="$without" 'BEGIN { print n * 8 / s / 1e6 }')"
 printf '| ratio | %.1f | |\n' "$(awk -v a="$with" -v b="$without" 'BEGIN { print a / b }')"
+echo
+
+# The PMU (docs/vm.md, "Measuring in the guest"): the same loop with no
+# counter enabled and under perf stat with four general-purpose counters
+# counting (and the NMI watchdog's fixed counter, always on).
+pmu_rate() { # PERF-PREFIX: the stream's own seconds for 8 passes, median of RUNS
+    for _ in $(seq "$RUNS"); do
+        "$Q" vm --platform intel-xeon --cmd "$1 $(stream 8)" 2>&1 | sed -n 's/.*seconds=\([0-9.]*\).*/\1/p'
+    done | median
+}
+plain=$(pmu_rate "")
+counting=$(pmu_rate "perf stat -e instructions,cycles,cache-misses,branch-misses --")
+echo "### The PMU"
+echo
+echo "The same loop, median of $RUNS, with no counter enabled and with four counting"
+echo "(\`perf stat -e instructions,cycles,cache-misses,branch-misses -- qosim-guest stream ...\`):"
+echo
+echo "| | loop (s) |"
+echo "|---|---|"
+printf '| no counter enabled | %.2f |\n' "$plain"
+printf '| four counters counting | %.2f |\n' "$counting"
+printf '| ratio | %.3f |\n' "$(awk -v a="$counting" -v b="$plain" 'BEGIN { print a / b }')"

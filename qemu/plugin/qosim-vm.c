@@ -33,7 +33,10 @@
 #include "hw/x86.h"
 #include "hw/x86_console.h"
 #include "hw/x86_pf.h"
+#include "hw/x86_pmu.h"
+#include "sim/cpu/bpred.h"
 #include "sim/cpu/core.h"
+#include "sim/trace/x86br.h"
 #include "sim/mach.h"
 #include "sim/wl/wl.h"
 #include "util/err.h"
@@ -71,8 +74,21 @@ struct vcpu {
     struct core_task t;
     struct wl *wl;
     size_t n;
-    uint64_t instr;     /* guest instructions, for the report */
-    uint64_t instr_run; /* ... of which the core has run (vcpu_run) */
+    uint64_t instr;      /* guest instructions, for the report */
+    uint64_t instr_user; /* ... of them at CPL > 0 */
+    uint64_t instr_run;  /* ... of which the core has run (vcpu_run) */
+    /* Performance monitoring ("The PMU" below): the privilege level of the
+     * batch (1: CPL 0), the events counted outside the core since the last
+     * batch ran, the core's ticks not yet a whole cycle, the branch the
+     * last instruction was (its flags, address and fall-through) and the
+     * core's branch predictor. */
+    int os;
+    uint64_t ev[X86_PMU_NEV];
+    uint64_t truth[2][X86_PMU_NEV]; /* [os]: every event counted, QOSIM_EVENT_n */
+    uint64_t tick_rem;
+    unsigned br;
+    uint64_t br_pa, br_next;
+    struct bpred bp;
     struct trace_rec rec[VM_BATCH];
 };
 
@@ -102,12 +118,15 @@ static struct {
                                          with that RMID in PQR_ASSOC, and what their requests
                                          waited at limiters in it */
     uint64_t *rmid_instr;             /* [ntags]: the instructions they ran in that time */
+    uint64_t *rmid_instr_user;        /* [ntags]: ... of them at CPL > 0 */
     uint64_t pace_sim;                /* ticks requests waited at limiters since the last check */
     double pace_debt_ns;              /* host time the guest still owes */
     int from;                         /* enum from */
     int sim_want;                     /* QOSIM_SIM_CTL.SIM as last set */
     int sim_on;                       /* blocks are translated with the callbacks */
     int sim_started;                  /* simulation has run, for the report */
+    int fine;                         /* a general-purpose counter counts: loads, stores and
+                                         branches are counted ("The PMU") */
     qemu_plugin_id_t id;
 } vm;
 
@@ -144,6 +163,40 @@ static void die(const char *what, const struct err *e)
     exit(2);
 }
 
+/* ---- the PMU ----
+ *
+ * The model's core PMU (hw/x86_pmu.c) counts what each batch caused: a
+ * batch holds one privilege level's instructions (on_insn runs the batch
+ * when the level changes), so its instructions, the core's cycles and the
+ * cache events of its task's ground truth (the vCPU is task cpu) belong
+ * to that level. Loads, stores and branches are counted as they are
+ * collected; a branch retires when the next instruction of the same level
+ * shows where it went (an interrupt between them leaves it unpredicted).
+ * Loads, stores and branches cost the guest time to count, and only a
+ * general-purpose counter can count them: they are counted while one of
+ * some vCPU counts (vm.fine; project choice), QOSIM_EVENT_n's among them.
+ * Counters count simulated execution only: with simulation off nothing
+ * is collected, and they stand still. An overflow that asks for a PMI is
+ * delivered through the vCPU's local APIC at the batch's end. */
+_Static_assert(QOSIM_EVENTS == X86_PMU_NEV, "simctl.h lists the PMU's events");
+
+static void pmu_count(struct vcpu *v, unsigned cpu, const struct mach_tstat *s0)
+{
+    uint64_t ev[X86_PMU_NEV];
+    x86_pmu_events(s0, &vm.m.ts[cpu], &v->tick_rem, ev);
+    /* With what the plugin counted as it collected: loads, stores, branches. */
+    for (unsigned k = 0; k < X86_PMU_NEV; k++) {
+        v->ev[k] += ev[k];
+        v->truth[v->os][k] += v->ev[k];
+    }
+    unsigned pmi = vm.x.pmu.ngp ? x86_pmu_count(&vm.x, cpu, v->os, v->ev) : 0;
+    memset(v->ev, 0, sizeof v->ev);
+    unsigned first = cpu / vm.x.pmu.threads * vm.x.pmu.threads;
+    for (unsigned t = 0; pmi; t++, pmi >>= 1)
+        if ((pmi & 1) && first + t < vm.nq)
+            qemu_plugin_qosim_pmi(first + t);
+}
+
 /* Runs a vCPU's core through what it collected. */
 static void vcpu_run(struct vcpu *v, unsigned cpu)
 {
@@ -152,6 +205,7 @@ static void vcpu_run(struct vcpu *v, unsigned cpu)
     struct err e = {0};
     struct mach_cpu *p = &vm.m.cpu[cpu];
     uint64_t h0 = p->held, t0 = p->now;
+    struct mach_tstat s0 = vm.m.ts[cpu];
     /* One RMID for the whole batch: every QoS MSR access runs the
      * batches first (model_takes). */
     unsigned tag = p->tag;
@@ -161,11 +215,15 @@ static void vcpu_run(struct vcpu *v, unsigned cpu)
     if (core_run(&vm.m, p, &v->t, UINT64_MAX, &e) < 0)
         die("simulated core", &e);
     vm.pace_sim += p->held - h0;
+    uint64_t n = v->instr - v->instr_run;
     if (tag < vm.m.ntags) {
         vm.rmid_ticks[tag] += p->now - t0;
         vm.rmid_held[tag] += p->held - h0;
-        vm.rmid_instr[tag] += v->instr - v->instr_run;
+        vm.rmid_instr[tag] += n;
+        vm.rmid_instr_user[tag] += v->os ? 0 : n;
     }
+    v->instr_user += v->os ? 0 : n;
+    pmu_count(v, cpu, &s0);
     v->instr_run = v->instr;
 }
 
@@ -368,13 +426,56 @@ static inline struct trace_rec *put(unsigned cpu)
     return &v->rec[v->n++];
 }
 
-/* An instruction: its guest-physical address and length, packed. */
+/* What on_tb packs into an instruction's callback data: its address, the
+ * model's (guest-physical, or for code outside RAM its 47-bit virtual one),
+ * or for code on the slow node its guest-physical one, which on_insn makes
+ * the model's (model_addr's node bits do not fit); its branch flags
+ * (x86br.h); whether it runs at CPL 0; and its length. */
+#define INSN_ADDR_SHIFT 17
+#define INSN_BR_SHIFT   6
+#define INSN_SLOW       (1u << 5)
+#define INSN_OS         (1u << 4)
+
+/* The last instruction was a branch, and pa is where the vCPU went next:
+ * it is counted, and unless it is a direct jump (never mispredicted, as
+ * in the core's observer, sim/cpu/core.c) the predictor predicts and
+ * learns it, taken when pa is not its fall-through. */
+static void branch_retire(struct vcpu *v, uint64_t pa, int os)
+{
+    v->ev[X86_EV_BRANCH]++;
+    if (os == v->os && !(v->br & TREC_F_DIRECT) &&
+        !bpred_branch(&v->bp, v->br_pa, pa != v->br_next))
+        v->ev[X86_EV_BR_MISS]++;
+    v->br = 0;
+}
+
+/* An instruction, described by its packed data (above). */
 static void on_insn(unsigned cpu, void *ud)
 {
     uint64_t d = (uintptr_t)ud;
+    struct vcpu *v = &vm.v[cpu];
+    uint64_t pa = d >> INSN_ADDR_SHIFT;
+    if (__builtin_expect(d & INSN_SLOW, 0))
+        pa = model_addr(pa);
+    int os = (d & INSN_OS) != 0;
+    unsigned len = (unsigned)(d & 15);
+    if (__builtin_expect(vm.fine, 0)) { /* the last branch retires; this one may be one */
+        if (v->br)
+            branch_retire(v, pa, os);
+        unsigned br = (unsigned)(d >> INSN_BR_SHIFT) & 0xff;
+        if (br & TREC_F_BRANCH) {
+            v->br = br;
+            v->br_pa = pa;
+            v->br_next = pa + len;
+        }
+    }
+    if (os != v->os) { /* a batch holds one privilege level ("The PMU") */
+        vcpu_run(v, cpu);
+        v->os = os;
+    }
     struct trace_rec *r = put(cpu);
-    *r = (struct trace_rec){.addr = d >> 4, .size = (uint32_t)(d & 15), .kind = TREC_I};
-    vm.v[cpu].instr++;
+    *r = (struct trace_rec){.addr = pa, .size = len, .kind = TREC_I};
+    v->instr++;
 }
 
 static void on_mem(unsigned cpu, qemu_plugin_meminfo_t info, uint64_t va, void *ud)
@@ -384,9 +485,12 @@ static void on_mem(unsigned cpu, qemu_plugin_meminfo_t info, uint64_t va, void *
     if (!hw || qemu_plugin_hwaddr_is_io(hw))
         return; /* a device register, not memory */
     struct trace_rec *r = put(cpu);
+    int st = qemu_plugin_mem_is_store(info);
     *r = (struct trace_rec){.addr = model_addr(qemu_plugin_hwaddr_phys_addr(hw)),
                             .size = 1u << qemu_plugin_mem_size_shift(info),
-                            .kind = qemu_plugin_mem_is_store(info) ? TREC_S : TREC_L};
+                            .kind = st ? TREC_S : TREC_L};
+    if (__builtin_expect(vm.fine, 0))
+        vm.v[cpu].ev[st ? X86_EV_STORES : X86_EV_LOADS]++;
 }
 
 static void sim_switched(qemu_plugin_id_t id);
@@ -437,17 +541,23 @@ static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         return;
     }
     size_t n = qemu_plugin_tb_n_insns(tb);
+    /* The CPL the block runs at (part of its flags): USR or OS for the
+     * PMU's counters. */
+    uint64_t os = qemu_plugin_qosim_cpl() == 0 ? INSN_OS : 0;
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(tb, i);
         const uint8_t *h = qemu_plugin_insn_haddr(in);
         /* Code outside RAM (the firmware's ROM) is fetched at its
          * virtual address, which is its physical one in the firmware's
-         * flat mode. */
-        uint64_t pa = qemu_plugin_insn_vaddr(in) & ((1ull << MACH_VA_BITS) - 1);
-        if (ram_pa(h, &pa))
-            pa = model_addr(pa);
+         * flat mode. Guest-physical addresses take fewer than 47 bits
+         * (the guest's RAM is below 128 TiB). */
+        uint64_t pa = qemu_plugin_insn_vaddr(in) & ((1ull << MACH_VA_BITS) - 1), slow = 0;
+        if (ram_pa(h, &pa) && model_addr(pa) != pa)
+            slow = INSN_SLOW;
         size_t len = qemu_plugin_insn_size(in);
-        uintptr_t d = (uintptr_t)(pa << 4 | (len & 15));
+        uint64_t br = x86br_flags(qemu_plugin_insn_data(in), len);
+        uintptr_t d =
+            (uintptr_t)(pa << INSN_ADDR_SHIFT | br << INSN_BR_SHIFT | slow | os | (len & 15));
         qemu_plugin_register_vcpu_insn_exec_cb(in, on_insn, QEMU_PLUGIN_CB_NO_REGS, (void *)d);
         qemu_plugin_register_vcpu_mem_cb(in, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
                                          NULL);
@@ -463,6 +573,7 @@ static int model_leaf(uint32_t leaf)
     switch (leaf) {
     case 0x0:
     case 0x4:
+    case 0xA:
     case 0xB:
     case 0xF:
     case 0x10:
@@ -493,6 +604,11 @@ static void on_cpuid(unsigned cpu, uint32_t leaf, uint32_t sub, uint32_t regs[4]
         regs[0] = m[0];
         regs[1] = (m[1] & 0xffffff00u) | (regs[1] & 0xffu);
         regs[3] = (regs[3] & ~(1u << 28 | 1u << 19)) | (m[3] & (1u << 28 | 1u << 19));
+        /* Performance monitoring is the model's (leaf 0AH, x86_pmu.h),
+         * without the debug store (DS, DTES64, DS-CPL) or
+         * IA32_PERF_CAPABILITIES (PDCM). */
+        regs[2] &= ~(1u << 2 | 1u << 4 | 1u << 15);
+        regs[3] &= ~(1u << 21);
         break;
     case 0x7:
         if (sub == 0) /* PQM (bit 12) and PQE (bit 15) */
@@ -531,12 +647,23 @@ static void on_cpuid(unsigned cpu, uint32_t leaf, uint32_t sub, uint32_t regs[4]
  * 0 and drop writes: a fuzzing guest found it); and the switches of
  * the model's prefetchers (Intel MSR_MISC_FEATURE_CONTROL 0x1A4, AMD
  * PrefetchControl 0xC0000108; hw/x86_pf.h), which are #GP on a profile
- * without prefetchers, as a part makes an MSR it lacks. Everything else stays
- * QEMU's. */
+ * without prefetchers, as a part makes an MSR it lacks; and on a part with
+ * Intel's core PMU (x86_pmu.h) its MSRs, as many as the part's counters
+ * (the rest of each range is #GP), which TCG would read as 0. Everything
+ * else stays QEMU's. */
+static int pmu_msr(uint32_t msr)
+{
+    return vm.x.pmu.ngp &&
+           (msr - X86_PMC_0 < X86_PMU_MAX_GP || msr - X86_PERFEVTSEL_0 < X86_PMU_MAX_GP ||
+            msr - X86_FIXED_CTR_0 < X86_PMU_NFIXED ||
+            (msr >= X86_FIXED_CTR_CTRL && msr <= X86_PERF_GLOBAL_INUSE) ||
+            (vm.x.pmu.offcore_bits && msr - X86_OFFCORE_RSP_0 < 2));
+}
+
 static int model_msr(uint32_t msr)
 {
     return (msr >= 0xC81 && msr <= 0xDFF) || (msr >= 0xC0000200 && msr <= 0xC00004FF) ||
-           msr == X86_MISC_FEATURE_CONTROL || msr == X86_AMD_PREFETCH_CONTROL;
+           msr == X86_MISC_FEATURE_CONTROL || msr == X86_AMD_PREFETCH_CONTROL || pmu_msr(msr);
 }
 
 static int to_qemu(enum hw_fault f)
@@ -561,21 +688,52 @@ static int on_rdmsr(unsigned cpu, uint32_t msr, uint64_t *val)
         *val = vm.sim_want ? QOSIM_SIM_CTL_SIM : 0;
         return QOSIM_MSR_DONE;
     }
+    if (msr - QOSIM_EVENT_0 < 2 * QOSIM_EVENTS && cpu < vm.nv) {
+        struct vcpu *v = &vm.v[cpu];
+        vcpu_run(v, cpu); /* this RDMSR and what came before it */
+        unsigned n = msr - QOSIM_EVENT_0;
+        *val = v->truth[n & 1][n / 2];
+        return QOSIM_MSR_DONE;
+    }
     return model_takes(cpu, msr) ? to_qemu(x86_rdmsr(&vm.x, cpu, msr, val)) : QOSIM_MSR_QEMU;
 }
 
 static int on_wrmsr(unsigned cpu, uint32_t msr, uint64_t val)
 {
+    if (msr - QOSIM_EVENT_0 < 2 * QOSIM_EVENTS)
+        return QOSIM_MSR_GP; /* read-only (simctl.h) */
     if (msr == QOSIM_SIM_CTL) {
         if (val & ~QOSIM_SIM_CTL_SIM)
             return QOSIM_MSR_GP; /* reserved bits (simctl.h) */
         sim_set(val & QOSIM_SIM_CTL_SIM ? 1 : 0);
         return QOSIM_MSR_DONE;
     }
-    return model_takes(cpu, msr) ? to_qemu(x86_wrmsr(&vm.x, cpu, msr, val)) : QOSIM_MSR_QEMU;
+    if (!model_takes(cpu, msr))
+        return QOSIM_MSR_QEMU;
+    int r = to_qemu(x86_wrmsr(&vm.x, cpu, msr, val));
+    if (pmu_msr(msr)) {
+        /* From here on loads, stores and branches are counted, or not;
+         * a branch seen before does not retire into the counts. */
+        int fine = x86_pmu_gp_counting(&vm.x);
+        for (unsigned i = 0; fine && !vm.fine && i < vm.nv; i++)
+            vm.v[i].br = 0;
+        vm.fine = fine;
+    }
+    return r;
 }
 
-static const QosimHooks hooks = {on_cpuid, on_rdmsr, on_wrmsr};
+/* RDPMC (allowed by CR4.PCE or CPL 0, which QEMU checked): the model's
+ * counter once the vCPU's collected instructions are counted, or #GP for
+ * a counter it lacks; without a PMU QEMU's #UD. */
+static int on_rdpmc(unsigned cpu, uint32_t ecx, uint64_t *val)
+{
+    if (!vm.x.pmu.ngp || cpu >= vm.nv)
+        return QOSIM_MSR_QEMU;
+    vcpu_run(&vm.v[cpu], cpu);
+    return to_qemu(x86_pmu_rdpmc(&vm.x, cpu, ecx, val));
+}
+
+static const QosimHooks hooks = {on_cpuid, on_rdmsr, on_wrmsr, on_rdpmc};
 
 /* ---- life cycle ---- */
 
@@ -668,11 +826,13 @@ static void write_report(void)
     for (unsigned i = 0; i < vm.nv; i++) {
         const struct mach_tstat *s = &vm.m.ts[i];
         fprintf(f,
-                "    {\"cpu\": %u, \"instructions\": %" PRIu64 ", \"simulated_ns\": %.0f, "
+                "    {\"cpu\": %u, \"instructions\": %" PRIu64 ", \"user_instructions\": %" PRIu64
+                ", \"simulated_ns\": %.0f, "
                 "\"l3_misses\": %" PRIu64 ", \"mem_read_bytes\": %" PRIu64
                 ", \"mem_write_bytes\": %" PRIu64 "}%s\n",
-                i, vm.v[i].instr, (double)vm.m.cpu[i].now / vm.m.ticks_per_sec * 1e9,
-                s->miss[PLAT_L3], s->rd_bytes, s->wr_bytes, i + 1 < vm.nv ? "," : "");
+                i, vm.v[i].instr, vm.v[i].instr_user,
+                (double)vm.m.cpu[i].now / vm.m.ticks_per_sec * 1e9, s->miss[PLAT_L3], s->rd_bytes,
+                s->wr_bytes, i + 1 < vm.nv ? "," : "");
     }
     fprintf(f, "  ],\n  \"rmids\": [");
     int first = 1;
@@ -687,10 +847,11 @@ static void write_report(void)
         if (!rd && !wb && !vm.rmid_instr[t])
             continue;
         fprintf(f,
-                "%s\n    {\"rmid\": %u, \"instructions\": %" PRIu64 ", \"read_bytes\": %" PRIu64
+                "%s\n    {\"rmid\": %u, \"instructions\": %" PRIu64
+                ", \"user_instructions\": %" PRIu64 ", \"read_bytes\": %" PRIu64
                 ", \"writeback_bytes\": %" PRIu64 ", \"slow_read_bytes\": %" PRIu64
                 ", \"simulated_ns\": %.0f, \"held_ns\": %.0f, \"traffic\": [",
-                first ? "" : ",", t, vm.rmid_instr[t], rd, wb, srd,
+                first ? "" : ",", t, vm.rmid_instr[t], vm.rmid_instr_user[t], rd, wb, srd,
                 (double)vm.rmid_ticks[t] / vm.m.ticks_per_sec * 1e9,
                 (double)vm.rmid_held[t] / vm.m.ticks_per_sec * 1e9);
         /* Bytes by traffic class, class i being bit i of an AMD BMEC
@@ -831,7 +992,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     vm.rmid_ticks = calloc(vm.m.ntags + 1, sizeof *vm.rmid_ticks);
     vm.rmid_held = calloc(vm.m.ntags + 1, sizeof *vm.rmid_held);
     vm.rmid_instr = calloc(vm.m.ntags + 1, sizeof *vm.rmid_instr);
-    if (!vm.v || !vm.rmid_ticks || !vm.rmid_held || !vm.rmid_instr) {
+    vm.rmid_instr_user = calloc(vm.m.ntags + 1, sizeof *vm.rmid_instr_user);
+    if (!vm.v || !vm.rmid_ticks || !vm.rmid_held || !vm.rmid_instr || !vm.rmid_instr_user) {
         fprintf(stderr, "qosim-vm: out of memory\n");
         return -1;
     }
@@ -847,6 +1009,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         vm.v[i].t.va_mask = UINT64_MAX;
         /* Each vCPU's ground truth is a task of its own. */
         mach_set_task(&vm.m, i, (int)i);
+        bpred_init(&vm.v[i].bp);
     }
     if (vm.console[0] && con_check(vm.console))
         return -1;

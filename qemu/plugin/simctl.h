@@ -16,4 +16,18 @@
 #define QOSIM_SIM_CTL     0x400000F0u
 #define QOSIM_SIM_CTL_SIM 1ull
 
+/* QOSIM_EVENT_n, n = 2 * event + os: the model's own count of an event on
+ * the vCPU that reads it, since the guest started, at CPL 0 (os = 1) or
+ * above (os = 0): the ground truth its performance counters count from
+ * (docs/vm.md, "Measuring in the guest"), so a guest test can compare
+ * perf with the model over the same stretch. Read-only (a write is #GP),
+ * in the same software range, on every profile; events as the PMU numbers
+ * them (hw/x86_pmu.h, enum x86_pmu_ev): 0 instructions, 1 core cycles,
+ * 2 L3 references, 3 L3 misses, 4 branches, 5 branch mispredicts, 6 L1D
+ * misses, 7 L2 references, 8 L2 misses, 9 loads, 10 stores, and loads that
+ * missed L1D served by 11 L2, 12 L3, 13 the CPU's own node's memory, 14
+ * another node's. */
+#define QOSIM_EVENT_0 0x400000C0u
+#define QOSIM_EVENTS  15u
+
 #endif

@@ -414,6 +414,16 @@ unsigned x86_pmu_count(struct x86 *x, unsigned cpu, int os, const uint64_t ev[X8
     return pmi;
 }
 
+int x86_pmu_gp_counting(const struct x86 *x)
+{
+    const struct x86_pmu *u = &x->pmu;
+    for (unsigned c = 0; u->ngp && c < u->ncpu; c++)
+        for (unsigned i = 0; i < u->ngp; i++)
+            if ((u->cpu[c].global_ctrl >> i & 1) && HW_FGET(u->cpu[c].evtsel[i], PERFEVTSEL, EN))
+                return 1;
+    return 0;
+}
+
 void x86_pmu_events(const struct mach_tstat *b, const struct mach_tstat *a, uint64_t *rem,
                     uint64_t ev[X86_PMU_NEV])
 {

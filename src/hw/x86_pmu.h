@@ -159,6 +159,10 @@ enum hw_fault x86_pmu_rdpmc(const struct x86 *x, unsigned cpu, uint32_t ecx, uin
  * enabled asks a PMI of, as a mask of thread numbers within cpu's core
  * (bit t: CPU core * threads + t); 0 when none. */
 unsigned x86_pmu_count(struct x86 *x, unsigned cpu, int os, const uint64_t ev[X86_PMU_NEV]);
+/* Whether a general-purpose counter of some CPU counts (EN and its global
+ * enable): only those count loads, stores and branches, which a caller
+ * may count only while one does. */
+int x86_pmu_gp_counting(const struct x86 *x);
 /* The events a stretch of a task's execution caused, from its ground truth
  * before (b) and after (a) it: instructions, the cache events and the
  * loads' data sources; cycles from the ticks it ran plus *rem (ticks not

@@ -9,7 +9,7 @@ PLAT=intel-xeon
 # task takes no timer tick, whose kernel work would otherwise count for the
 # walk's RMID in proportion to host time, not to the walk's (the guest's
 # timer runs on the host's clock; docs/vm.md, "Time").
-vm_boot $PLAT 'sh /tests/qos.sh cdp cdpl2 mon mba stream; sh /tests/pqos.sh l3; sh /tests/rdtset.sh; sh /tests/oci.sh runc crun' \
+vm_boot $PLAT 'sh /tests/qos.sh cdp cdpl2 mon mba stream; sh /tests/pqos.sh l3; sh /tests/rdtset.sh; sh /tests/oci.sh runc crun; sh /tests/pmu.sh' \
     --cpus 6 --append nohz_full=1-5
 
 for f in L3_allocation L2_allocation MB_allocation L3_monitoring; do
@@ -205,3 +205,6 @@ for i in msr os; do
     claim "$PLAT: rdtset ($i interface) runs its program on CPU 1 in a class of its own (PQR_ASSOC $assoc)" ge "$cos" 1 1
     same "$PLAT: ... whose IA32_L3_QOS_MASK is the -t mask" "$(num "$mask")" 3
 done
+
+# ---- perf on the model's PMU (pmu.sh): counts equal the model's, CAT moves LLC misses, record ----
+check_pmu "Performance_Events:_Icelake_events,_Intel_PMU_driver."

@@ -52,10 +52,58 @@ per_ns() { awk -v a="$(rmid_figure "$1" "$2")" -v t="$(rmid_figure "$1" simulate
 
 # instr cpu|rmid: the instructions the report counts, summed over its
 # vCPUs' lines or over its RMIDs' lines.
-instr() { awk -v k="{\"$1\":" '$1 == k { sub(/.*"instructions": /, ""); n += $0 + 0 } END { print n + 0 }' "$TMP/report.json"; }
+# (%.0f: awk prints a sum past 2^31 in %g otherwise.)
+instr() { awk -v k="{\"$1\":" '$1 == k { sub(/.*"instructions": /, ""); n += $0 + 0 } END { printf "%.0f\n", n }' "$TMP/report.json"; }
 
 # The occupancy and MBM checks shared by the profiles that monitor L3:
 # WAY bytes per L3 way.
+# pmu.sh's checks (docs/vm.md, "Measuring in the guest"): Linux takes the
+# model's PMU as the part's, perf's counts of a program equal the model's
+# own counts exactly; with "all" also CAT's effect on LLC misses and perf
+# record's attribution. $1: the boot log's "Performance Events:" line.
+check_pmu() {
+    want pmu.dmesg "$1"
+    want pmu.cpu_pmu yes
+    local runs=count
+    [ "${2:-all}" = all ] && runs="count catff cat3"
+    for n in $runs; do
+        want $n.rc 0
+        want $n.perf_rc 0
+        for ev in instructions cycles cache-misses branches branch-misses LLC-load-misses; do
+            same "$PLAT: $n: perf's $ev:u equals the model's count ($(fact $n.$ev.truth))" \
+                "$(fact $n.$ev.perf)" "$(fact $n.$ev.truth)"
+            want $n.$ev.running 100.00
+        done
+        # A chase: an instruction a line per pass at least (its misses
+        # depend on what the caches held; the CAT runs' are checked below).
+        claim "$PLAT: $n: the program ran ($(fact $n.instructions.truth) instructions)" \
+            [ "$(num "$(fact $n.instructions.truth)")" -gt 300000 ]
+    done
+    [ "${2:-all}" = all ] || return 0
+    # 5 MiB walked in 8 ways (and the L2) fits; in 2 it does not.
+    local a b
+    a=$(num "$(fact catff.LLC-load-misses.perf)") b=$(num "$(fact cat3.LLC-load-misses.perf)")
+    claim "$PLAT: 2 L3 ways give perf at least twice the LLC load misses of 8 ($b, $a)" [ "$b" -ge $((2 * a)) ]
+    want rec.rc 0
+    a=$(num "$(fact rec.samples)") b=$(num "$(fact rec.chase)")
+    claim "$PLAT: perf record took samples ($a)" [ "$a" -ge 100 ]
+    claim "$PLAT: at least 90% of them in the missing loop, chase() ($b of $a)" [ $((10 * b)) -ge $((9 * a)) ]
+    # pqos -I -p on a PID (issue 26): its samples ran, on the program's
+    # core, with an IPC perf read from the model's PMU within 5% of the
+    # model's own over the same time; its group's occupancy, which grows
+    # as the walk refills the L3 under the group's new RMID, somewhere
+    # between a quarter of a MiB and the L3 (11 MiB); and bandwidth.
+    want pqos_p.rc 0
+    claim "$PLAT: pqos -p printed its samples ($(fact pqos_p.rows))" [ "$(num "$(fact pqos_p.rows)")" -ge 3 ]
+    want pqos_p.core 3
+    a=$(fact pqos_p.ipc) b=$(fact pqos_p.truth_ipc)
+    claim "$PLAT: pqos -p's IPC is the model's within 5% ($a, $b)" near "${a:--1}" "${b:-0}" 0.05
+    a=$(fact pqos_p.llc_kb) b=$(fact pqos_p.mbl)
+    claim "$PLAT: pqos -p's LLC occupancy is the walk's lines ($a KB)" \
+        awk -v a="${a:--1}" 'BEGIN { exit !(a >= 256 && a <= 11264) }'
+    claim "$PLAT: pqos -p's local bandwidth is the walk's misses ($b MB/s)" awk -v b="${b:-0}" 'BEGIN { exit !(b > 0) }'
+}
+
 check_monitoring() {
     local way=$1 occ two def delta rmid truth
     occ=$(fact two.occupancy)

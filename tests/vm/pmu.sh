@@ -133,10 +133,9 @@ done
 # L3 way, which misses at nearly every load; every sample should fall in
 # the walk (qosim-guest's chase()).
 echo "L3:0=1" >$g/schemata
-# No sample throttling: the guest's clock is the host's, so the rate
-# perf's interrupts seem to come at depends on the host's speed.
+# No sample throttling: the guest's clock is the host's, so the time
+# perf's interrupts seem to take depends on the host's speed.
 echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
-echo 100000 >/proc/sys/kernel/perf_event_max_sample_rate
 start $g/tasks --chase --size 4M --passes 3
 attach /tmp/rec.out record -e LLC-load-misses -c 200 -o /tmp/perf.data
 qosim-guest sim on
@@ -156,3 +155,32 @@ sym() { # the samples of symbol $1 ("" for all)
 fact rec.samples "$(sym "")"
 fact rec.chase "$(sym chase)"
 rmdir $g
+
+# pqos -I -p (issue 26): Intel's pqos monitoring a PID, its IPC from perf
+# on the model's PMU, its LLC occupancy and bandwidth from resctrl. A
+# 16 MiB walk on CPU 3, which misses the L3 at every line, runs until
+# killed; pqos samples it three times a second for two seconds; the
+# model's user-level instructions and cycles on CPU 3 over the same time
+# give the IPC pqos should print (pqos's samples are of host time, so only
+# the ratio compares).
+start - --chase --size 16M --passes 1000000
+qosim-guest sim on
+kill -USR1 $pid
+sleep 1
+i0=$(truth 0) c0=$(truth 1)
+pqos -I -p "all:$pid" -i 3 -t 2 >/tmp/pqos-p.out 2>&1
+fact pqos_p.rc $?
+i1=$(truth 0) c1=$(truth 1)
+kill $pid
+wait $pid
+qosim-guest sim off
+show /tmp/pqos-p.out
+# The last sample's row: PID CORE IPC MISSES LLC[KB] MBL[MB/s] MBR[MB/s].
+row=$(awk -v p=$pid '$1 == p { r = $0 } END { print r }' /tmp/pqos-p.out)
+fact pqos_p.rows "$(awk -v p=$pid '$1 == p' /tmp/pqos-p.out | wc -l)"
+fact pqos_p.core "$(echo $row | cut -d' ' -f2)"
+fact pqos_p.ipc "$(echo $row | cut -d' ' -f3)"
+fact pqos_p.llc_kb "$(echo $row | cut -d' ' -f5)"
+fact pqos_p.mbl "$(echo $row | cut -d' ' -f6)"
+fact pqos_p.truth_ipc "$(awk -v i=$((i1 - i0)) -v c=$((c1 - c0)) 'BEGIN { printf "%.4f", c ? i / c : 0 }')"
+
