@@ -156,14 +156,16 @@ has "$PLAT: runc: throttled: ... and the streams' group MB:0=10" <(fact runc.mba
 # than that: alone, 1.33 to 1.50 per ns in eight runs of the same boot (the
 # walk's pages, and so its conflict misses, are the kernel's choice each
 # time, and the guest's timing moves with the host's), the two isolated
-# phases together 0.88 to 1.00 of alone, one phase 0.82 to 1.04. So one
-# run is held to 15% for the two together; docs/containers.md gives the
-# runs.
+# phases together 0.88 to 1.00 of alone, one phase 0.82 to 1.04; and in
+# two of four runs on 2026-11-28, one of the build before the PMU and one
+# after, both phases came to 0.82 in the same boot (the two together
+# 0.823 and 0.824). So one run is held to 25% for the two together;
+# docs/containers.md gives the runs.
 ipc_alone=$(per_ns "${wr[alone]}" instructions)
 ipc_part=$(per_ns "${wr[part]}" instructions)
 ipc_mba=$(per_ns "${wr[mba]}" instructions)
-claim "$PLAT: runc: split, then throttled: the walk's IPC recovers to within 15% of alone ($ipc_part and $ipc_mba against $ipc_alone per ns)" \
-    ge "$(awk -v a="$ipc_part" -v b="$ipc_mba" 'BEGIN { print (a + b) / 2 }')" "$ipc_alone" 0.85
+claim "$PLAT: runc: split, then throttled: the walk's IPC recovers to within 25% of alone ($ipc_part and $ipc_mba against $ipc_alone per ns)" \
+    ge "$(awk -v a="$ipc_part" -v b="$ipc_mba" 'BEGIN { print (a + b) / 2 }')" "$ipc_alone" 0.75
 for ph in part mba; do
     o=$(fact "runc.$ph.s_occ_max")
     claim "$PLAT: runc: $ph: the walk's group keeps its llc_occupancy ($o at most) within its 10 ways (+5%)" \
@@ -208,3 +210,13 @@ done
 
 # ---- perf on the model's PMU (pmu.sh): counts equal the model's, CAT moves LLC misses, record ----
 check_pmu "Performance_Events:_Icelake_events,_Intel_PMU_driver."
+
+# ---- the same on bookworm-backports' Linux 6.12 with its own perf: a second, shorter boot ----
+KBP=${QOSIM_VM_DIR:-$(dirname "$QOSIM")/vm}/kernel-bp/vmlinux
+if [ -f "$KBP" ]; then
+    vm_boot $PLAT 'sh /tests/pmu.sh perf' --cpus 4 --append nohz_full=1-3 --kernel "$KBP"
+    has "$PLAT: backports' kernel booted" <(fact pmu.uname) '^6\.12\.'
+    check_pmu "Performance_Events:_Icelake_events,_Intel_PMU_driver." perf
+else
+    ok "perf on Linux 6.12 # skip $KBP is missing ('make vm' fetches it)"
+fi

@@ -13,8 +13,8 @@
 # Everything else runs on CPU 0, so the user-level events CPU 3 sees
 # between the two reads are the program's, all inside perf's window: the
 # two agree exactly or the PMU is wrong.
-#   count  that comparison, on a chase
-#   all    also CAT's effect on LLC misses, and perf record's attribution
+#   perf   that comparison on a chase, and perf record's attribution
+#   all    also CAT's effect on LLC misses, and pqos -p
 what=${1:-all}
 fact() { echo "fact $1 $2"; }
 show() { sed 's/^/| /' "$1"; }
@@ -27,6 +27,8 @@ C=3
 # QEMU's speed, and off after each.
 fact pmu.dmesg "$(dmesg | grep -o 'Performance Events: .*' | tr ' ' _)"
 fact pmu.cpu_pmu "$([ -d /sys/bus/event_source/devices/cpu ] && echo yes || echo no)"
+fact pmu.uname "$(uname -r)"
+fact pmu.perf "$(perf --version | tr ' ' _)"
 
 # The model's user-level count of event E on CPU 3 (simctl.h's numbering).
 truth() { # E or E+F: the sum
@@ -112,16 +114,16 @@ measure() {
 }
 
 measure count - --chase --size 2M --passes 2
-[ "$what" = count ] && exit 0
 
+grep -q resctrl /proc/mounts || mount -t resctrl resctrl /sys/fs/resctrl
+g=/sys/fs/resctrl/pmu
+mkdir -p $g
 # CAT: a walk over 5 MiB holds in 8 of the L3's 11 ways (1 MiB each, with
 # the 1 MiB L2 before them) and not in 2; perf's LLC misses follow. The
 # program runs in the group from its start, after a 24 MiB stream on its
 # core has cleared the caches of what ran before.
-grep -q resctrl /proc/mounts || mount -t resctrl resctrl /sys/fs/resctrl
-g=/sys/fs/resctrl/pmu
-mkdir -p $g
 for m in ff 3; do
+    [ "$what" = all ] || break
     echo "L3:0=$m" >$g/schemata
     fact cat$m.schemata "$(grep L3 $g/schemata | tr -d ' ')"
     qosim-guest sim on
@@ -155,6 +157,7 @@ sym() { # the samples of symbol $1 ("" for all)
 fact rec.samples "$(sym "")"
 fact rec.chase "$(sym chase)"
 rmdir $g
+[ "$what" = all ] || exit 0
 
 # pqos -I -p (issue 26): Intel's pqos monitoring a PID, its IPC from perf
 # on the model's PMU, its LLC occupancy and bandwidth from resctrl. A
