@@ -433,19 +433,43 @@ static int queue_count(const unsigned long *ids, size_t nid, size_t *pending, si
 }
 
 /* Cancels our arrays so that the points they were running have no record
- * (killed, not failed: they run again next time, as the local executor's
- * interrupted runs do). A plain scancel would send SIGTERM, which the
- * array task takes for a time limit and records as a failure; so: the
- * pending tasks first (nothing more starts), then SIGKILL to the running
- * ones' batch step (the task, and with it its run), then a plain cancel of
- * whatever is left. */
-static void cancel(const unsigned long *ids, size_t nid)
+ * (interrupted, not failed: they run again next time, as the local
+ * executor's interrupted runs do). A plain scancel would send SIGTERM, which
+ * the array task takes for a time limit and records as a failure; a
+ * SIGKILL reaches the task's processes one at a time, and a run that died
+ * first was recorded as failed by its point process, which was still
+ * alive. So: the pending tasks first (nothing more starts), then
+ * SIGUSR1 to every process of the running ones (--full: the batch step,
+ * which is the point process, and its run), which `qosim sweep point`
+ * takes for "interrupted: no record" (point.c), then, once those tasks
+ * have ended (cancel_wait), a plain cancel of whatever is left. */
+static void scancel(const unsigned long *ids, size_t nid, const char *const *how);
+static void nap(unsigned ms, sig_atomic_t nsig);
+static unsigned poll_ms(void);
+
+static void cancel(const unsigned long *ids, size_t nid, sig_atomic_t nsig)
 {
-    static const char *const how[][3] = {
-        {"--state=PENDING"},
-        {"--batch", "--signal=KILL"},
-        {NULL},
-    };
+    static const char *const pending[] = {"--state=PENDING", NULL};
+    static const char *const usr1[] = {"--full", "--signal=USR1", NULL};
+    static const char *const rest[] = {NULL};
+    scancel(ids, nid, pending);
+    scancel(ids, nid, usr1);
+    /* The point processes end by themselves, within a poll or two; the
+     * plain cancel, whose SIGTERM a point takes for a time limit, waits for
+     * them: up to 30 s (a loaded node delivers signals late), less if
+     * another signal comes. */
+    unsigned ms = poll_ms();
+    size_t p = 1, running = 1;
+    struct err qe;
+    for (unsigned k = 0; k < 30000 / ms && running && slurm_nsig == nsig; k++)
+        if (queue_count(ids, nid, &p, &running, &qe) || running)
+            nap(ms, nsig);
+    scancel(ids, nid, rest);
+}
+
+/* scancel --quiet HOW... IDS. */
+static void scancel(const unsigned long *ids, size_t nid, const char *const *how)
+{
     char **av = calloc(nid + 6, sizeof *av), (*num)[24] = calloc(nid, sizeof *num);
     if (!av || !num) {
         fprintf(stderr, "qosim sweep: out of memory to cancel the arrays\n");
@@ -453,26 +477,24 @@ static void cancel(const unsigned long *ids, size_t nid)
     }
     for (size_t k = 0; k < nid; k++)
         snprintf(num[k], sizeof num[k], "%lu", ids[k]);
-    for (size_t s = 0; s < sizeof how / sizeof how[0]; s++) {
-        /* --quiet: an array that has already ended is no error. */
-        size_t a = 0;
-        av[a++] = "scancel";
-        av[a++] = "--quiet";
-        for (size_t k = 0; how[s][k]; k++)
-            av[a++] = (char *)how[s][k];
-        for (size_t k = 0; k < nid; k++)
-            av[a++] = num[k];
-        av[a] = NULL;
-        struct cmd c;
-        struct err e;
-        if (cmd_run(av, 0, &c, &e)) {
-            fprintf(stderr, "qosim sweep: %s\n", e.msg);
-            goto out;
-        }
-        if (!cmd_ok(&c))
-            fprintf(stderr, "qosim sweep: scancel: %s\n", cmd_why(&c));
-        cmd_free(&c);
+    /* --quiet: an array that has already ended is no error. */
+    size_t a = 0;
+    av[a++] = "scancel";
+    av[a++] = "--quiet";
+    for (size_t k = 0; how[k]; k++)
+        av[a++] = (char *)how[k];
+    for (size_t k = 0; k < nid; k++)
+        av[a++] = num[k];
+    av[a] = NULL;
+    struct cmd c;
+    struct err e;
+    if (cmd_run(av, 0, &c, &e)) {
+        fprintf(stderr, "qosim sweep: %s\n", e.msg);
+        goto out;
     }
+    if (!cmd_ok(&c))
+        fprintf(stderr, "qosim sweep: scancel: %s\n", cmd_why(&c));
+    cmd_free(&c);
 out:
     free(av);
     free(num);
@@ -740,11 +762,11 @@ static int slurm_run(const struct sweep *sw, const size_t *todo, size_t n,
         /* Interrupted, or a later array could not be submitted: what was
          * submitted stops, as a local run would. (Not when the queue
          * could not be read: scancel would fail the same way.) */
-        cancel(ids, nid);
-        /* Until the killed tasks have left the queue: at most 30 polls,
+        sig_atomic_t nsig = slurm_nsig;
+        cancel(ids, nid, nsig);
+        /* Until the cancelled tasks have left the queue: at most 30 polls,
          * less if another signal comes. */
         unsigned ms = poll_ms();
-        sig_atomic_t nsig = slurm_nsig;
         size_t pending = 1, running = 1;
         struct err qe;
         for (int k = 0; k < 30 && (pending || running) && slurm_nsig == nsig; k++)

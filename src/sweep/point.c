@@ -181,11 +181,17 @@ int sweep_point_lost(const struct sweep *sw, size_t i, const char key[SWEEP_KEY_
     return write_record(sw, i, key, 0, -1, why, 0, e);
 }
 
-static volatile sig_atomic_t point_sig;
+static volatile sig_atomic_t point_sig, point_intr;
 
 static void on_signal(int sig)
 {
     point_sig = sig;
+}
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    point_intr = 1;
 }
 
 void sweep_catch(void (*h)(int), struct sigaction old[2])
@@ -216,9 +222,16 @@ int sweep_point_run(const struct sweep *sw, size_t i, const char *qosim, struct 
     if (rc)
         return rc;
     /* A SIGTERM (SLURM's time limit, scancel) or SIGINT reaches the run,
-     * and the record says it was killed; this process stays to write it. */
-    struct sigaction old[2];
+     * and the record says it was killed; this process stays to write it.
+     * SIGUSR1 is the SLURM executor's interrupt (exec_slurm.c, cancel): the
+     * run is killed and no record is written, so the point stays pending.
+     * It comes to every process of the array task, the run among them,
+     * which it kills: a run that died of it was interrupted too, whichever
+     * process it reached first. */
+    struct sigaction old[2], old_usr1, sa = {.sa_handler = on_interrupt};
+    sigemptyset(&sa.sa_mask);
     sweep_catch(on_signal, old);
+    sigaction(SIGUSR1, &sa, &old_usr1);
     double t0 = sweep_now();
     pid_t pid;
     if ((rc = sweep_point_start(sw, i, qosim, &pid, e)))
@@ -229,20 +242,20 @@ int sweep_point_run(const struct sweep *sw, size_t i, const char *qosim, struct 
             rc = err_set(e, -QOSIM_ECHILD, "waiting for point %zu: %s", i, strerror(errno));
             goto out;
         }
-        if (point_sig && !fwd++)
+        if (point_intr && fwd != 2) {
+            kill(pid, SIGKILL);
+            fwd = 2;
+        } else if (point_sig && !fwd) {
             kill(pid, point_sig);
+            fwd = 1;
+        }
     }
-    /* A run killed by a signal this process did not pass on may die with
-     * it: scancel's SIGKILL to the array task (the SLURM executor's
-     * interrupt) reaches the task's processes one at a time, the run
-     * sometimes first. A second's grace, and this process is gone too
-     * before it records the run as failed; the point stays pending, as
-     * the interrupt means. A run that died alone is recorded a second
-     * later. */
-    if (WIFSIGNALED(ws) && !point_sig)
-        sleep(1);
-    rc = sweep_point_finish(sw, i, key, ws, sweep_now() - t0, NULL, e);
+    if (point_intr || (WIFSIGNALED(ws) && WTERMSIG(ws) == SIGUSR1))
+        rc = err_set(e, -QOSIM_ECHILD, "point %zu: interrupted (SIGUSR1): no record", i);
+    else
+        rc = sweep_point_finish(sw, i, key, ws, sweep_now() - t0, NULL, e);
 out:
     sweep_uncatch(old);
+    sigaction(SIGUSR1, &old_usr1, NULL);
     return rc;
 }
