@@ -246,12 +246,29 @@ static void run_all(void)
  * slowest never gives way, so the guest always moves on; a halted vCPU's
  * clock stands still and holds nobody back (on_resume moves it on when it
  * wakes). */
-static void give_way(unsigned cpu)
+/* The earliest clock of the vCPUs other than cpu that are not halted;
+ * UINT64_MAX when none runs. */
+static uint64_t earliest_running(unsigned cpu)
 {
     uint64_t min = UINT64_MAX;
     for (unsigned i = 0; i < vm.nq; i++)
         if (i != cpu && vm.m.cpu[i].now < min && !qemu_plugin_qosim_vcpu_halted(i))
             min = vm.m.cpu[i].now;
+    return min;
+}
+
+/* The latest clock of all (the vCPUs QEMU lacks have never run: 0). */
+static uint64_t latest_clock(void)
+{
+    uint64_t t = 0;
+    for (unsigned i = 0; i < vm.nv; i++)
+        t = vm.m.cpu[i].now > t ? vm.m.cpu[i].now : t;
+    return t;
+}
+
+static void give_way(unsigned cpu)
+{
+    uint64_t min = earliest_running(cpu);
     if (min != UINT64_MAX && vm.m.cpu[cpu].now > min + vm.lead)
         qemu_plugin_qosim_vcpu_yield();
 }
@@ -793,14 +810,9 @@ static void on_resume(qemu_plugin_id_t id, unsigned cpu)
     if (cpu >= vm.nv)
         return;
     vcpu_run(&vm.v[cpu], cpu); /* what it ran before it halted */
-    uint64_t run = UINT64_MAX, all = 0;
-    for (unsigned i = 0; i < vm.nq; i++) {
-        uint64_t t = vm.m.cpu[i].now;
-        all = t > all ? t : all;
-        if (i != cpu && t < run && !qemu_plugin_qosim_vcpu_halted(i))
-            run = t;
-    }
-    uint64_t t = run != UINT64_MAX ? run : all;
+    uint64_t t = earliest_running(cpu);
+    if (t == UINT64_MAX)
+        t = latest_clock();
     if (vm.m.cpu[cpu].now < t)
         vm.m.cpu[cpu].now = t;
     con_serve();
@@ -902,9 +914,7 @@ static void sim_switched(qemu_plugin_id_t id)
      * unsimulated in between took no simulated time, and a clock left
      * behind would hold the others back (give_way) until it caught up. */
     if (vm.sim_want && !vm.sim_on) {
-        uint64_t t = 0;
-        for (unsigned i = 0; i < vm.nv; i++)
-            t = vm.m.cpu[i].now > t ? vm.m.cpu[i].now : t;
+        uint64_t t = latest_clock();
         for (unsigned i = 0; i < vm.nv; i++)
             vm.m.cpu[i].now = t;
     }
