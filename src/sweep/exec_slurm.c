@@ -442,10 +442,38 @@ static int queue_count(const unsigned long *ids, size_t nid, size_t *pending, si
  * SIGUSR1 to every process of the running ones (--full: the batch step,
  * which is the point process, and its run), which `qosim sweep point`
  * takes for "interrupted: no record" (point.c), then, once those tasks
- * have ended (cancel_wait), a plain cancel of whatever is left. */
+ * have ended (drain), a plain cancel of whatever is left. */
 static void scancel(const unsigned long *ids, size_t nid, const char *const *how);
-static void nap(unsigned ms, sig_atomic_t nsig);
-static unsigned poll_ms(void);
+
+/* Sleeps ms, or less when a signal comes (none when one came since nsig). */
+static void nap(unsigned ms, sig_atomic_t nsig)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+    if (slurm_nsig == nsig)
+        nanosleep(&ts, NULL);
+}
+
+static unsigned poll_ms(void)
+{
+    const char *s = getenv("QOSIM_SLURM_POLL_MS");
+    char *end;
+    unsigned long v = s && *s ? strtoul(s, &end, 10) : 0;
+    return s && *s && !*end && v > 0 && v <= 60000 ? (unsigned)v : 1000;
+}
+
+/* Polls the queue every poll_ms until no task of our arrays is running
+ * (nor, with pending, pending), at most polls times, less if another
+ * signal comes than the nsig-th. */
+static void drain(const unsigned long *ids, size_t nid, sig_atomic_t nsig, unsigned polls,
+                  int pending)
+{
+    unsigned ms = poll_ms();
+    size_t p = 1, r = 1;
+    struct err qe;
+    for (unsigned k = 0; k < polls && ((pending && p) || r) && slurm_nsig == nsig; k++)
+        if (queue_count(ids, nid, &p, &r, &qe) || (pending && p) || r)
+            nap(ms, nsig);
+}
 
 static void cancel(const unsigned long *ids, size_t nid, sig_atomic_t nsig)
 {
@@ -458,12 +486,7 @@ static void cancel(const unsigned long *ids, size_t nid, sig_atomic_t nsig)
      * plain cancel, whose SIGTERM a point takes for a time limit, waits for
      * them: up to 30 s (a loaded node delivers signals late), less if
      * another signal comes. */
-    unsigned ms = poll_ms();
-    size_t p = 1, running = 1;
-    struct err qe;
-    for (unsigned k = 0; k < 30000 / ms && running && slurm_nsig == nsig; k++)
-        if (queue_count(ids, nid, &p, &running, &qe) || running)
-            nap(ms, nsig);
+    drain(ids, nid, nsig, 30000 / poll_ms(), 0);
     scancel(ids, nid, rest);
 }
 
@@ -560,22 +583,6 @@ static void progress(const struct sweep_tally *t, size_t done, size_t failed, si
     fprintf(stderr, "\r\033[K%zu/%zu done, %zu failed, %zu running, %zu queued", t->done + done, n,
             t->failed + failed, running, pending);
     fflush(stderr);
-}
-
-/* Sleeps ms, or less when a signal comes (none when one came since nsig). */
-static void nap(unsigned ms, sig_atomic_t nsig)
-{
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
-    if (slurm_nsig == nsig)
-        nanosleep(&ts, NULL);
-}
-
-static unsigned poll_ms(void)
-{
-    const char *s = getenv("QOSIM_SLURM_POLL_MS");
-    char *end;
-    unsigned long v = s && *s ? strtoul(s, &end, 10) : 0;
-    return s && *s && !*end && v > 0 && v <= 60000 ? (unsigned)v : 1000;
 }
 
 /* Follows the queue until our arrays have left it (or a signal came);
@@ -766,12 +773,7 @@ static int slurm_run(const struct sweep *sw, const size_t *todo, size_t n,
         cancel(ids, nid, nsig);
         /* Until the cancelled tasks have left the queue: at most 30 polls,
          * less if another signal comes. */
-        unsigned ms = poll_ms();
-        size_t pending = 1, running = 1;
-        struct err qe;
-        for (int k = 0; k < 30 && (pending || running) && slurm_nsig == nsig; k++)
-            if (queue_count(ids, nid, &pending, &running, &qe) || pending || running)
-                nap(ms, nsig);
+        drain(ids, nid, nsig, 30, 1);
     }
     tally(sw, pts, np, !rc && !slurm_sig, t);
     t->signal = slurm_sig;
