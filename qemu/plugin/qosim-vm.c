@@ -74,9 +74,9 @@ struct vcpu {
     struct core_task t;
     struct wl *wl;
     size_t n;
-    uint64_t instr;      /* guest instructions, for the report */
-    uint64_t instr_user; /* ... of them at CPL > 0 */
-    uint64_t instr_run;  /* ... of which the core has run (vcpu_run) */
+    uint64_t instr;     /* guest instructions, for the report (those at CPL > 0 are
+                           truth[0][X86_EV_INSTR]) */
+    uint64_t instr_run; /* ... of which the core has run (vcpu_run) */
     /* Performance monitoring ("The PMU" below): the privilege level of the
      * batch (1: CPL 0), the events counted outside the core since the last
      * batch ran, the core's ticks not yet a whole cycle, the branch the
@@ -222,7 +222,6 @@ static void vcpu_run(struct vcpu *v, unsigned cpu)
         vm.rmid_instr[tag] += n;
         vm.rmid_instr_user[tag] += v->os ? 0 : n;
     }
-    v->instr_user += v->os ? 0 : n;
     pmu_count(v, cpu, &s0);
     v->instr_run = v->instr;
 }
@@ -235,17 +234,6 @@ static void run_all(void)
         vcpu_run(&vm.v[i], i);
 }
 
-/* Lead: QEMU runs the vCPUs in turns on one thread, each until an
- * interrupt, a halt or its turn's end (a tenth of a host second), and each
- * vCPU's core has a clock of its own; left alone, one clock moves
- * milliseconds ahead of another, and the caches and memory channels see
- * accesses that are simultaneous on the model's clock long apart. A vCPU
- * whose clock is more than vm.lead ahead of the slowest other vCPU that is
- * not halted gives way: its turn ends at its next block and the next vCPU
- * runs (as parallel simulators bound the slack between their cores). The
- * slowest never gives way, so the guest always moves on; a halted vCPU's
- * clock stands still and holds nobody back (on_resume moves it on when it
- * wakes). */
 /* The earliest clock of the vCPUs other than cpu that are not halted;
  * UINT64_MAX when none runs. */
 static uint64_t earliest_running(unsigned cpu)
@@ -266,6 +254,17 @@ static uint64_t latest_clock(void)
     return t;
 }
 
+/* Lead: QEMU runs the vCPUs in turns on one thread, each until an
+ * interrupt, a halt or its turn's end (a tenth of a host second), and each
+ * vCPU's core has a clock of its own; left alone, one clock moves
+ * milliseconds ahead of another, and the caches and memory channels see
+ * accesses that are simultaneous on the model's clock long apart. A vCPU
+ * whose clock is more than vm.lead ahead of the slowest other vCPU that is
+ * not halted gives way: its turn ends at its next block and the next vCPU
+ * runs (as parallel simulators bound the slack between their cores). The
+ * slowest never gives way, so the guest always moves on; a halted vCPU's
+ * clock stands still and holds nobody back (on_resume moves it on when it
+ * wakes). */
 static void give_way(unsigned cpu)
 {
     uint64_t min = earliest_running(cpu);
@@ -842,7 +841,7 @@ static void write_report(void)
                 ", \"simulated_ns\": %.0f, "
                 "\"l3_misses\": %" PRIu64 ", \"mem_read_bytes\": %" PRIu64
                 ", \"mem_write_bytes\": %" PRIu64 "}%s\n",
-                i, vm.v[i].instr, vm.v[i].instr_user,
+                i, vm.v[i].instr, vm.v[i].truth[0][X86_EV_INSTR],
                 (double)vm.m.cpu[i].now / vm.m.ticks_per_sec * 1e9, s->miss[PLAT_L3], s->rd_bytes,
                 s->wr_bytes, i + 1 < vm.nv ? "," : "");
     }

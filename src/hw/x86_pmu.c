@@ -99,7 +99,7 @@ static int event_of(const struct x86 *x, uint64_t sel)
     for (size_t i = 0; i < sizeof arch_events / sizeof arch_events[0]; i++)
         if (arch_events[i].sel == es && arch_events[i].umask == um)
             return arch_events[i].ev;
-    const struct pmu_part *pt = part_of(x);
+    const struct pmu_part *pt = x->pmu.part;
     for (size_t i = 0; pt && pt->core_events && i < sizeof core_events / sizeof core_events[0]; i++)
         if (core_events[i].sel == es && core_events[i].umask == um)
             return core_events[i].ev;
@@ -154,6 +154,7 @@ int x86_pmu_init(struct x86 *x)
     u->ncpu = x->m->ncpu;
     if (!pt)
         return 0;
+    u->part = pt;
     u->ngp = u->threads > 1 ? pt->gp_ht : pt->gp_single;
     u->offcore_bits = pt->offcore;
     u->width = X86_PMU_WIDTH;

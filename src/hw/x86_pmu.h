@@ -120,10 +120,13 @@ struct x86_pmu_cpu {
     uint64_t offcore[2]; /* MSR_OFFCORE_RSP_0, _1 */
 };
 
+struct pmu_part;
+
 struct x86_pmu {
-    unsigned ngp;          /* general-purpose counters per logical CPU; 0: no PMU */
-    unsigned width;        /* counter width in bits */
-    uint64_t offcore_bits; /* MSR_OFFCORE_RSP_x's writable bits; 0: no such MSRs */
+    const struct pmu_part *part; /* the CPU model's entry (x86_pmu.c); NULL: no PMU */
+    unsigned ngp;                /* general-purpose counters per logical CPU; 0: no PMU */
+    unsigned width;              /* counter width in bits */
+    uint64_t offcore_bits;       /* MSR_OFFCORE_RSP_x's writable bits; 0: no such MSRs */
     unsigned threads;
     unsigned ncpu;
     struct x86_pmu_cpu *cpu;
